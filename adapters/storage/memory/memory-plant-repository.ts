@@ -1,0 +1,91 @@
+import sortedBtree from 'sorted-btree';
+import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js';
+
+// sorted-btree is CommonJS with its class on `default`.
+const BTree = sortedBtree.default;
+type Tree = InstanceType<typeof BTree<number, Plant>>;
+
+const copy = (plant: Plant): Plant => (plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant });
+
+/**
+ * Plants in this process, in B+ trees keyed by id (one for all plants, one per tag), so a
+ * page is a range read, O(limit + log N), and never a sort or a scan.
+ */
+export class MemoryPlantRepository implements PlantRepository {
+  private readonly byId: Tree = new BTree<number, Plant>();
+  private readonly byTag = new Map<string, Tree>();
+
+  async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
+    if (tags === undefined) return rangeAfter(this.byId, after, limit).map(copy);
+    // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
+    const ranges = tags.flatMap((tag) => {
+      const tree = this.byTag.get(tag);
+      return tree === undefined ? [] : [rangeAfter(tree, after, limit)];
+    });
+    return mergeById(ranges, limit).map(copy);
+  }
+
+  async findById(id: number): Promise<Plant | undefined> {
+    const plant = this.byId.get(id);
+    return plant && copy(plant);
+  }
+
+  async add(plant: Plant): Promise<boolean> {
+    const stored = Object.freeze(copy(plant));
+    if (!this.byId.setIfNotPresent(stored.id, stored)) return false;
+    if (stored.tag !== undefined) this.tagTree(stored.tag).set(stored.id, stored);
+    return true;
+  }
+
+  async remove(id: number): Promise<boolean> {
+    const plant = this.byId.get(id);
+    if (plant === undefined) return false;
+    this.byId.delete(id);
+    if (plant.tag !== undefined) {
+      const tree = this.byTag.get(plant.tag)!;
+      tree.delete(id);
+      if (tree.size === 0) this.byTag.delete(plant.tag);
+    }
+    return true;
+  }
+
+  async ping(): Promise<void> {}
+
+  /** Number of plants held; for tests and benchmarks. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private tagTree(tag: string): Tree {
+    let tree = this.byTag.get(tag);
+    if (tree === undefined) this.byTag.set(tag, (tree = new BTree<number, Plant>()));
+    return tree;
+  }
+}
+
+function rangeAfter(tree: Tree, after: number, limit: number): Plant[] {
+  const plants: Plant[] = [];
+  if (limit <= 0) return plants;
+  // entries() starts at the first key >= its argument: O(log N), then one step per plant.
+  for (const [, plant] of tree.entries(after + 1)) {
+    plants.push(plant);
+    if (plants.length === limit) break;
+  }
+  return plants;
+}
+
+function mergeById(ranges: Plant[][], limit: number): Plant[] {
+  if (ranges.length === 1) return ranges[0]!;
+  const merged: Plant[] = [];
+  const cursors = ranges.map(() => 0);
+  while (merged.length < limit) {
+    let best = -1;
+    for (let r = 0; r < ranges.length; r++) {
+      const candidate = ranges[r]![cursors[r]!];
+      if (candidate !== undefined && (best < 0 || candidate.id < ranges[best]![cursors[best]!]!.id)) best = r;
+    }
+    if (best < 0) break;
+    merged.push(ranges[best]![cursors[best]!++]!);
+  }
+  return merged;
+}

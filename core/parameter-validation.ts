@@ -1,0 +1,79 @@
+import { array, number, object, string, ValidationError } from 'yup';
+import { ErrorCode } from './error-codes.js';
+import { MAX_PLANT_ID, MAX_TAG_LENGTH } from './plant.js';
+import { PlantStoreError } from './plant-store-error.js';
+import type { PageRequest } from './ports/plant-repository.js';
+import { isBoundedText } from './text-rules.js';
+
+export const DEFAULT_PAGE_LIMIT = 1000;
+export const MAX_PAGE_LIMIT = 1000;
+/** Each tag filter is one index range to merge; bound the work a single request can ask for. */
+export const MAX_TAG_FILTERS = 20;
+
+/** Parameters arrive as numbers (embedded callers) or as decimal text (URLs). */
+function decimalInteger(_: unknown, raw: unknown): number {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'string' && /^\d{1,16}$/.test(raw)) return Number(raw);
+  return Number.NaN;
+}
+
+function integerParameter(name: string, min: number, max: number) {
+  const rule = `${name} must be an integer from ${min} to ${max}`;
+  return number().transform(decimalInteger).typeError(rule).integer(rule).min(min, rule).max(max, rule);
+}
+
+const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
+
+const pageQuerySchema = object({
+  limit: integerParameter('limit', 1, MAX_PAGE_LIMIT).optional(),
+  after: integerParameter('after', 0, MAX_PLANT_ID).optional(),
+  tag: array(
+    string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
+  )
+    .max(MAX_TAG_FILTERS, `tag may be given at most ${MAX_TAG_FILTERS} times`)
+    .optional(),
+});
+
+const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
+
+function invalidParameter(error: unknown): never {
+  if (error instanceof ValidationError) {
+    throw new PlantStoreError(ErrorCode.InvalidParameter, [...new Set(error.errors)].join('; '));
+  }
+  throw error;
+}
+
+/** Raw list parameters: `tag` may be one value or several. */
+export interface PageQueryInput {
+  readonly limit?: unknown;
+  readonly after?: unknown;
+  readonly tag?: unknown;
+}
+
+export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
+  for (const name of ['limit', 'after'] as const) {
+    if (Array.isArray(input[name])) {
+      throw new PlantStoreError(ErrorCode.InvalidParameter, `${name} may be given only once`);
+    }
+  }
+  const tags = input.tag === undefined ? undefined : Array.isArray(input.tag) ? input.tag : [input.tag];
+  let parsed;
+  try {
+    parsed = pageQuerySchema.validateSync({ limit: input.limit, after: input.after, tag: tags }, { abortEarly: false });
+  } catch (error) {
+    invalidParameter(error);
+  }
+  const request: { limit: number; after?: number; tags?: string[] } = { limit: parsed.limit ?? DEFAULT_PAGE_LIMIT };
+  if (parsed.after !== undefined) request.after = parsed.after;
+  if (parsed.tag !== undefined) request.tags = [...new Set(parsed.tag as string[])];
+  return request;
+}
+
+/** A plant id given as a path segment or an argument: 40003 when it is not one. */
+export function parsePlantId(raw: unknown): number {
+  try {
+    return plantIdSchema.validateSync(raw);
+  } catch (error) {
+    invalidParameter(error);
+  }
+}

@@ -1,0 +1,54 @@
+import { number, object, string, ValidationError } from 'yup';
+import { ErrorCode } from './error-codes.js';
+import { MAX_NAME_LENGTH, MAX_PLANT_ID, MAX_TAG_LENGTH, type Plant } from './plant.js';
+import { PlantStoreError } from './plant-store-error.js';
+import { isBoundedText } from './text-rules.js';
+
+const idRule = `id must be an integer from 1 to ${MAX_PLANT_ID}`;
+const nameRule = `name must be a string of 1 to ${MAX_NAME_LENGTH} characters, not only whitespace`;
+const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace, or null`;
+
+// strict: JSON types are taken as sent — "12" is not an id, 12 is not a name.
+const newPlantSchema = object({
+  id: number()
+    .strict()
+    .required('id is required')
+    .typeError(idRule)
+    .integer(idRule)
+    .min(1, idRule)
+    .max(MAX_PLANT_ID, idRule),
+  name: string()
+    .strict()
+    .defined('name is required')
+    .nonNullable('name is required')
+    .typeError(nameRule)
+    .test('bounded', nameRule, (value) => isBoundedText(value, MAX_NAME_LENGTH)),
+  tag: string()
+    .strict()
+    .nullable()
+    .optional()
+    .typeError(tagRule)
+    .test('bounded', tagRule, (value) => value == null || isBoundedText(value, MAX_TAG_LENGTH)),
+});
+
+/**
+ * Turns untrusted input (a parsed JSON body, or an embedded caller's object) into a Plant,
+ * or throws PlantStoreError 40002 (not an object) / 40001 (fails the field rules).
+ * Only id, name and tag are read: anything else is never stored nor echoed.
+ */
+export function parseNewPlant(input: unknown): Plant {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new PlantStoreError(ErrorCode.MalformedBody, 'the plant must be a JSON object');
+  }
+  try {
+    newPlantSchema.validateSync(input, { abortEarly: false });
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      const messages = [...new Set(error.errors)];
+      throw new PlantStoreError(ErrorCode.InvalidPlant, messages.join('; '));
+    }
+    throw error;
+  }
+  const { id, name, tag } = input as { id: number; name: string; tag?: string | null };
+  return tag == null ? { id, name } : { id, name, tag };
+}

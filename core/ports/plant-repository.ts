@@ -1,0 +1,24 @@
+import type { Plant } from '../plant.js';
+
+/** What a page of plants is asked for: ids above `after`, any of `tags`, at most `limit`. */
+export interface PageRequest {
+  readonly limit: number;
+  readonly after?: number;
+  readonly tags?: readonly string[];
+}
+
+/**
+ * Where plants are kept. Implementations translate their own failures into
+ * `PlantStoreError(StorageUnavailable)` and return copies the caller may not mutate into them.
+ */
+export interface PlantRepository {
+  /** Plants matching the request in ascending id order; cost O(limit + log N). */
+  page(request: PageRequest): Promise<Plant[]>;
+  findById(id: number): Promise<Plant | undefined>;
+  /** Stores the plant unless its id is taken; atomic, so false means someone holds the id. */
+  add(plant: Plant): Promise<boolean>;
+  /** False when no plant had that id. */
+  remove(id: number): Promise<boolean>;
+  /** Resolves when the storage answers; for readiness checks. */
+  ping(): Promise<void>;
+}

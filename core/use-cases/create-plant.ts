@@ -1,0 +1,22 @@
+import { ErrorCode } from '../error-codes.js';
+import type { Plant } from '../plant.js';
+import { parseNewPlant } from '../plant-validation.js';
+import { PlantStoreError } from '../plant-store-error.js';
+import type { EventPublisher } from '../ports/event-publisher.js';
+import type { PlantRepository } from '../ports/plant-repository.js';
+
+export class CreatePlant {
+  constructor(
+    private readonly plants: PlantRepository,
+    private readonly events: EventPublisher,
+  ) {}
+
+  async execute(input: unknown): Promise<Plant> {
+    const plant = parseNewPlant(input);
+    if (!(await this.plants.add(plant))) {
+      throw new PlantStoreError(ErrorCode.PlantExists, `a plant with id ${plant.id} already exists`);
+    }
+    this.events.publish({ type: 'plant.created', data: plant });
+    return plant;
+  }
+}

@@ -1,0 +1,192 @@
+import { expect } from 'chai';
+import { MAX_PLANT_ID, type Plant, type PlantRepository } from '../../core/index.js';
+
+/** A fresh, empty repository and how to dispose of it. */
+export interface StorageFixture {
+  readonly repository: PlantRepository;
+  close(): Promise<void>;
+}
+export type StorageFactory = () => Promise<StorageFixture>;
+
+/**
+ * The behaviour every storage adapter promises. Each adapter's test file calls this with a
+ * factory of empty, isolated repositories; nothing here knows which adapter it runs on.
+ */
+export function storageContract(adapterName: string, factory: StorageFactory): void {
+  describe(`${adapterName} storage contract`, () => {
+    let fixture: StorageFixture;
+    let repo: PlantRepository;
+    beforeEach(async () => {
+      fixture = await factory();
+      repo = fixture.repository;
+    });
+    afterEach(async () => fixture?.close());
+
+    const addAll = async (plants: Plant[]) => {
+      for (const plant of plants) expect(await repo.add(plant)).to.equal(true);
+    };
+    const ids = (plants: Plant[]) => plants.map((p) => p.id);
+
+    it('an empty store has an empty first page', async () => {
+      expect(await repo.page({ limit: 10 })).to.deep.equal([]);
+    });
+
+    it('pages are ordered by id ascending, whatever the insertion order', async () => {
+      await addAll([5, 1, 9, 3, 7].map((id) => ({ id, name: `p${id}` })));
+      expect(ids(await repo.page({ limit: 10 }))).to.deep.equal([1, 3, 5, 7, 9]);
+    });
+
+    it('a page holds at most limit plants and starts after the cursor', async () => {
+      await addAll([1, 2, 3, 4, 5, 6].map((id) => ({ id, name: `p${id}` })));
+      expect(ids(await repo.page({ limit: 2 }))).to.deep.equal([1, 2]);
+      expect(ids(await repo.page({ limit: 2, after: 2 }))).to.deep.equal([3, 4]);
+      expect(ids(await repo.page({ limit: 10, after: 4 }))).to.deep.equal([5, 6]);
+      expect(await repo.page({ limit: 10, after: 6 })).to.deep.equal([]);
+    });
+
+    it('walking pages with the last id as cursor visits every plant once', async () => {
+      const all = Array.from({ length: 57 }, (_, i) => ({ id: 1000 - i * 7, name: `p${i}` }));
+      await addAll(all);
+      const seen: number[] = [];
+      let after: number | undefined;
+      for (;;) {
+        const page = await repo.page(after === undefined ? { limit: 10 } : { limit: 10, after });
+        if (page.length === 0) break;
+        seen.push(...ids(page));
+        after = page[page.length - 1]!.id;
+      }
+      expect(seen).to.deep.equal(ids(all).sort((a, b) => a - b));
+    });
+
+    it('a tag filter returns only plants with that tag, in id order', async () => {
+      await addAll([
+        { id: 4, name: 'a', tag: 'fern' },
+        { id: 2, name: 'b', tag: 'cactus' },
+        { id: 3, name: 'c' },
+        { id: 1, name: 'd', tag: 'fern' },
+      ]);
+      expect(await repo.page({ limit: 10, tags: ['fern'] })).to.deep.equal([
+        { id: 1, name: 'd', tag: 'fern' },
+        { id: 4, name: 'a', tag: 'fern' },
+      ]);
+      expect(await repo.page({ limit: 10, tags: ['moss'] })).to.deep.equal([]);
+    });
+
+    it('several tags match any of them, merged in id order with limit and cursor', async () => {
+      await addAll([
+        { id: 1, name: 'a', tag: 'fern' },
+        { id: 2, name: 'b', tag: 'cactus' },
+        { id: 3, name: 'c', tag: 'moss' },
+        { id: 4, name: 'd', tag: 'fern' },
+        { id: 5, name: 'e', tag: 'cactus' },
+        { id: 6, name: 'f' },
+      ]);
+      expect(ids(await repo.page({ limit: 10, tags: ['fern', 'cactus'] }))).to.deep.equal([1, 2, 4, 5]);
+      expect(ids(await repo.page({ limit: 2, after: 1, tags: ['cactus', 'fern'] }))).to.deep.equal([2, 4]);
+    });
+
+    it('tags match exactly: case and surrounding spaces count', async () => {
+      await addAll([
+        { id: 1, name: 'a', tag: 'Fern' },
+        { id: 2, name: 'b', tag: ' fern' },
+      ]);
+      expect(await repo.page({ limit: 10, tags: ['fern'] })).to.deep.equal([]);
+      expect(ids(await repo.page({ limit: 10, tags: ['Fern'] }))).to.deep.equal([1]);
+    });
+
+    it('add of a taken id reports false and keeps the first plant', async () => {
+      expect(await repo.add({ id: 1, name: 'first', tag: 'x' })).to.equal(true);
+      expect(await repo.add({ id: 1, name: 'second' })).to.equal(false);
+      expect(await repo.findById(1)).to.deep.equal({ id: 1, name: 'first', tag: 'x' });
+      expect(await repo.page({ limit: 10 })).to.have.length(1);
+    });
+
+    it('concurrent adds of one id: exactly one succeeds', async () => {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => repo.add({ id: 42, name: `n${i}` })));
+      expect(results.filter(Boolean)).to.have.length(1);
+      expect(await repo.page({ limit: 10 })).to.have.length(1);
+    });
+
+    it('findById returns the plant, or undefined for an unknown id', async () => {
+      await addAll([{ id: 8, name: 'Monstera', tag: 'tropical' }]);
+      expect(await repo.findById(8)).to.deep.equal({ id: 8, name: 'Monstera', tag: 'tropical' });
+      expect(await repo.findById(9)).to.equal(undefined);
+    });
+
+    it('a plant without a tag has no tag property at all', async () => {
+      await addAll([{ id: 1, name: 'bare' }]);
+      const [listed] = await repo.page({ limit: 1 });
+      const found = await repo.findById(1);
+      expect(Object.keys(listed!)).to.have.members(['id', 'name']);
+      expect(Object.keys(found!)).to.have.members(['id', 'name']);
+    });
+
+    it('remove deletes the plant everywhere and reports true; an unknown id reports false', async () => {
+      await addAll([
+        { id: 1, name: 'a', tag: 'fern' },
+        { id: 2, name: 'b', tag: 'fern' },
+      ]);
+      expect(await repo.remove(1)).to.equal(true);
+      expect(await repo.remove(1)).to.equal(false);
+      expect(await repo.remove(77)).to.equal(false);
+      expect(await repo.findById(1)).to.equal(undefined);
+      expect(ids(await repo.page({ limit: 10 }))).to.deep.equal([2]);
+      expect(ids(await repo.page({ limit: 10, tags: ['fern'] }))).to.deep.equal([2]);
+    });
+
+    it('an id can be used again after its plant is removed', async () => {
+      await addAll([{ id: 3, name: 'old', tag: 'a' }]);
+      await repo.remove(3);
+      expect(await repo.add({ id: 3, name: 'new' })).to.equal(true);
+      expect(await repo.findById(3)).to.deep.equal({ id: 3, name: 'new' });
+      expect(await repo.page({ limit: 10, tags: ['a'] })).to.deep.equal([]);
+    });
+
+    it('returned plants are copies: changing them changes nothing stored', async () => {
+      const input = { id: 1, name: 'kept', tag: 't' };
+      await addAll([input]);
+      input.name = 'changed after add';
+      const found = (await repo.findById(1)) as { name: string };
+      try {
+        found.name = 'changed after find';
+      } catch {
+        // a frozen copy is fine too
+      }
+      const [listed] = (await repo.page({ limit: 1 })) as { name: string }[];
+      try {
+        listed!.name = 'changed after page';
+      } catch {
+        // idem
+      }
+      expect(await repo.findById(1)).to.deep.equal({ id: 1, name: 'kept', tag: 't' });
+    });
+
+    it('two instances from the factory share nothing', async () => {
+      const other = await factory();
+      try {
+        await repo.add({ id: 1, name: 'mine' });
+        expect(await other.repository.findById(1)).to.equal(undefined);
+        expect(await other.repository.add({ id: 1, name: 'theirs' })).to.equal(true);
+        expect(await repo.findById(1)).to.deep.equal({ id: 1, name: 'mine' });
+        expect(await other.repository.page({ limit: 10 })).to.have.length(1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('the largest id and text with operator-like or unicode content round-trip exactly', async () => {
+      const odd = [
+        { id: MAX_PLANT_ID, name: '$where', tag: 'a.b' },
+        { id: MAX_PLANT_ID - 1, name: '🌵 Ça pousse', tag: '$gt' },
+      ];
+      await addAll(odd);
+      expect(await repo.findById(MAX_PLANT_ID)).to.deep.equal(odd[0]);
+      expect(await repo.page({ limit: 10, tags: ['$gt'] })).to.deep.equal([odd[1]]);
+      expect(ids(await repo.page({ limit: 10, after: MAX_PLANT_ID - 1 }))).to.deep.equal([MAX_PLANT_ID]);
+    });
+
+    it('ping resolves while the storage is reachable', async () => {
+      await repo.ping();
+    });
+  });
+}

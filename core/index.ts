@@ -12,3 +12,4 @@ export * from './use-cases/create-plant.js';
 export * from './use-cases/delete-plant.js';
 export * from './use-cases/get-plant.js';
 export * from './use-cases/list-plants.js';
+export type * from './use-cases/plant-use-cases.js';

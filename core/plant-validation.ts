@@ -40,8 +40,11 @@ export function parseNewPlant(input: unknown): Plant {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new PlantStoreError(ErrorCode.MalformedBody, 'the plant must be a JSON object');
   }
+  // Only the three known fields reach the schema: other keys (`__proto__` included) are
+  // never looked at, stored or echoed.
+  const { id, name, tag } = input as { id?: unknown; name?: unknown; tag?: unknown };
   try {
-    newPlantSchema.validateSync(input, { abortEarly: false });
+    newPlantSchema.validateSync({ id, name, tag }, { abortEarly: false });
   } catch (error) {
     if (error instanceof ValidationError) {
       const messages = [...new Set(error.errors)];
@@ -49,6 +52,6 @@ export function parseNewPlant(input: unknown): Plant {
     }
     throw error;
   }
-  const { id, name, tag } = input as { id: number; name: string; tag?: string | null };
-  return tag == null ? { id, name } : { id, name, tag };
+  const plant = { id: id as number, name: name as string };
+  return tag == null ? plant : { ...plant, tag: tag as string };
 }

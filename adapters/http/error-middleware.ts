@@ -1,0 +1,42 @@
+import type { Context, Middleware } from 'koa';
+import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../core/index.js';
+import { statusByErrorCode } from './error-statuses.js';
+
+/** Told about failures the caller only sees as 50001; the cause stays in the log. */
+export type UnexpectedErrorReporter = (error: unknown, ctx: Context) => void;
+
+/**
+ * Outermost middleware: every failure, thrown or left as a bare 404/405 by the router,
+ * leaves as `{ error, message }` with the mapped status. Headers set before the throw
+ * (WWW-Authenticate, Allow, Retry-After) are kept; internals of 5xx never reach the body.
+ */
+export function errorMiddleware(reportUnexpected: UnexpectedErrorReporter): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body == null) routingFailure(ctx);
+    } catch (thrown) {
+      const error = isPlantStoreError(thrown) ? thrown : unexpected(thrown, ctx, reportUnexpected);
+      ctx.status = statusByErrorCode[error.code];
+      ctx.body = { error: error.code, message: error.message };
+    }
+  };
+}
+
+/** The router answers unmatched requests with an empty 404, 405 or 501 (unknown method). */
+function routingFailure(ctx: Context): void {
+  if (ctx.status === 404) {
+    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path}`);
+  }
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new PlantStoreError(
+      ErrorCode.MethodNotAllowed,
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`,
+    );
+  }
+}
+
+function unexpected(thrown: unknown, ctx: Context, report: UnexpectedErrorReporter): PlantStoreError {
+  report(thrown, ctx);
+  return new PlantStoreError(ErrorCode.Internal, 'unexpected failure; the server logged it', { cause: thrown });
+}

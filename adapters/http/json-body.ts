@@ -1,0 +1,64 @@
+import type { Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { ErrorCode, PlantStoreError } from '../../core/index.js';
+
+export interface JsonBodyState {
+  /** The parsed JSON value; the core decides whether it is a valid plant. */
+  json: unknown;
+}
+
+/**
+ * Reads a JSON request body in the contract's order: media type (415), size (413), then
+ * syntax (400 40002). koa-body reads the bytes within the limit; JSON.parse runs here so
+ * that any JSON value, `__proto__` keys included, reaches the core to be judged there.
+ */
+export function jsonBody(limitBytes: number): Middleware<JsonBodyState>[] {
+  const readText = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: ['application/json'],
+    textLimit: limitBytes,
+    onError: (error) => {
+      throw readFailure(error, limitBytes);
+    },
+  });
+  return [
+    async (ctx, next) => {
+      if (!ctx.is('application/json')) {
+        throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
+      }
+      await next();
+    },
+    readText as unknown as Middleware<JsonBodyState>,
+    async (ctx, next) => {
+      const text = (ctx.request as { body?: unknown }).body;
+      try {
+        ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
+      } catch {
+        throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
+      }
+      await next();
+    },
+  ];
+}
+
+/**
+ * raw-body reports its failures with a `type`; translate the ones a client can cause and
+ * pass anything else on as unexpected, to be logged.
+ */
+function readFailure(error: Error & { type?: string; status?: number }, limitBytes: number): Error {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new PlantStoreError(ErrorCode.BodyTooLarge, `the body is larger than ${limitBytes} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body encoding is not supported; send plain UTF-8 JSON');
+    default:
+      if (error.status !== undefined && error.status < 500) {
+        return new PlantStoreError(ErrorCode.MalformedBody, 'the body could not be read completely');
+      }
+      return error;
+  }
+}

@@ -1,0 +1,55 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { PageRequest, PlantUseCases, TokenVerifier } from '../../core/index.js';
+import { bearerAuth, type AuthState } from './bearer-auth.js';
+import { jsonBody, type JsonBodyState } from './json-body.js';
+
+export interface PlantRoutesOptions {
+  readonly useCases: PlantUseCases;
+  readonly tokenVerifier: TokenVerifier;
+  /** Prefix of every API path, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
+  /** Runs after authentication on every plant route (rate limiting hooks in here). */
+  readonly afterAuth?: readonly Middleware<AuthState>[];
+}
+
+type State = AuthState & JsonBodyState;
+
+/** The /plants routes: each handler translates HTTP to one use case call and back. */
+export function plantRoutes(options: PlantRoutesOptions): Router<State> {
+  const { useCases, basePath } = options;
+  const router = new Router<State>({ prefix: basePath });
+  const guard = [bearerAuth(options.tokenVerifier), ...(options.afterAuth ?? [])] as Middleware<State>[];
+
+  router.get('/plants', ...guard, async (ctx) => {
+    const page = await useCases.listPlants.execute(ctx.query);
+    if (page.next !== undefined) ctx.set('Link', nextPageLink(`${basePath}/plants`, ctx.querystring, page.next));
+    ctx.body = page.plants;
+  });
+
+  router.get('/plants/:id', ...guard, async (ctx) => {
+    ctx.body = await useCases.getPlant.execute(ctx.params['id']);
+  });
+
+  router.post('/plants', ...guard, ...jsonBody(options.bodyLimitBytes), async (ctx) => {
+    const plant = await useCases.createPlant.execute(ctx.state.json);
+    ctx.set('Location', `${basePath}/plants/${plant.id}`);
+    ctx.body = plant;
+  });
+
+  router.delete('/plants/:id', ...guard, async (ctx) => {
+    await useCases.deletePlant.execute(ctx.params['id']);
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+/** RFC 8288 next link: the same query with the cursor moved, every other parameter kept. */
+function nextPageLink(path: string, querystring: string, next: PageRequest): string {
+  const query = new URLSearchParams(querystring);
+  query.set('limit', String(next.limit));
+  query.set('after', String(next.after));
+  return `<${path}?${query}>; rel="next"`;
+}

@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import {
+  CreatePlant,
+  DeletePlant,
+  GetPlant,
+  ListPlants,
+  type EventPublisher,
+  type PlantRepository,
+} from '../core/index.js';
+import { InjectionTokens } from './injection-tokens.js';
+
+export interface Ports {
+  readonly repository: PlantRepository;
+  readonly events: EventPublisher;
+}
+
+/**
+ * One child container per store, so two stores in a process share nothing. Core classes
+ * carry no decorators: they are registered here with factories.
+ */
+export function buildContainer({ repository, events }: Ports): DependencyContainer {
+  const container = rootContainer.createChildContainer();
+  container.register(InjectionTokens.PlantRepository, { useValue: repository });
+  container.register(InjectionTokens.EventPublisher, { useValue: events });
+  const plants = (c: DependencyContainer) => c.resolve<PlantRepository>(InjectionTokens.PlantRepository);
+  const publisher = (c: DependencyContainer) => c.resolve<EventPublisher>(InjectionTokens.EventPublisher);
+  container.register(ListPlants, { useFactory: instanceCachingFactory((c) => new ListPlants(plants(c))) });
+  container.register(GetPlant, { useFactory: instanceCachingFactory((c) => new GetPlant(plants(c))) });
+  container.register(CreatePlant, {
+    useFactory: instanceCachingFactory((c) => new CreatePlant(plants(c), publisher(c))),
+  });
+  container.register(DeletePlant, {
+    useFactory: instanceCachingFactory((c) => new DeletePlant(plants(c), publisher(c))),
+  });
+  return container;
+}

@@ -1,0 +1,90 @@
+import {
+  CreatePlant,
+  DeletePlant,
+  GetPlant,
+  ListPlants,
+  type PageQueryInput,
+  type Plant,
+  type PlantPage,
+  type PlantUseCases,
+} from '../core/index.js';
+import {
+  InProcessEventBus,
+  type ListenerErrorReporter,
+  type PlantEventListener,
+} from '../adapters/events/in-process-event-bus.js';
+import { buildContainer } from './container.js';
+import { openStorage, type OpenStorage, type StorageOption } from './storage.js';
+
+export interface PlantStoreOptions {
+  /** Omitted: plants are kept in memory. */
+  readonly storage?: StorageOption;
+  /** Where a failing event listener is reported; by default, standard error. */
+  readonly onListenerError?: ListenerErrorReporter;
+}
+
+/**
+ * The embedded API: the same use cases, validation and numeric error codes as the HTTP
+ * API, without HTTP. Failures are thrown as PlantStoreError with `code` from the contract.
+ */
+export class PlantStore {
+  /** The use cases behind this store, for serving it over HTTP. */
+  readonly useCases: PlantUseCases;
+
+  constructor(
+    private readonly storage: OpenStorage,
+    private readonly events: InProcessEventBus,
+  ) {
+    const container = buildContainer({ repository: storage.repository, events });
+    this.useCases = {
+      listPlants: container.resolve(ListPlants),
+      getPlant: container.resolve(GetPlant),
+      createPlant: container.resolve(CreatePlant),
+      deletePlant: container.resolve(DeletePlant),
+    };
+  }
+
+  /** Description of the storage in use, e.g. "memory". */
+  get storageDescription(): string {
+    return this.storage.description;
+  }
+
+  /** One page of plants by ascending id; `next` is the query for the following page. */
+  list(query?: PageQueryInput): Promise<PlantPage> {
+    return this.useCases.listPlants.execute(query);
+  }
+
+  get(id: number): Promise<Plant> {
+    return this.useCases.getPlant.execute(id);
+  }
+
+  /** Validates and stores `{ id, name, tag? }`; other properties are ignored. */
+  create(plant: unknown): Promise<Plant> {
+    return this.useCases.createPlant.execute(plant);
+  }
+
+  delete(id: number): Promise<void> {
+    return this.useCases.deletePlant.execute(id);
+  }
+
+  /** Calls `listener` with every plant.created / plant.deleted; returns the unsubscribe. */
+  subscribe(listener: PlantEventListener): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /** Resolves when storage answers; rejects with code 50301 when it does not. */
+  ping(): Promise<void> {
+    return this.storage.repository.ping();
+  }
+
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+}
+
+export async function createPlantStore(options: PlantStoreOptions = {}): Promise<PlantStore> {
+  const storage = await openStorage(options.storage);
+  const report: ListenerErrorReporter =
+    options.onListenerError ?? ((error, event) => console.error(`plant-store: a ${event.type} listener failed:`, error));
+  return new PlantStore(storage, new InProcessEventBus(report));
+}

@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { CreatePlant, DeletePlant, ErrorCode, GetPlant, ListPlants } from '../../core/index.js';
+import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
+import { CollectEvents } from '../support/collect-events.js';
+import { expectStoreError } from '../support/expect-error.js';
+
+describe('use cases', () => {
+  let repository: MemoryPlantRepository;
+  let events: CollectEvents;
+  let create: CreatePlant;
+  beforeEach(() => {
+    repository = new MemoryPlantRepository();
+    events = new CollectEvents();
+    create = new CreatePlant(repository, events);
+  });
+
+  describe('create a plant', () => {
+    it('stores only id, name and tag, and publishes plant.created with the NewPlant body', async () => {
+      const created = await create.execute({ id: 7, name: 'Monstera', tag: 'tropical', colour: 'green', _id: 1 });
+      expect(created).to.deep.equal({ id: 7, name: 'Monstera', tag: 'tropical' });
+      expect(await repository.findById(7)).to.deep.equal(created);
+      expect(events.events).to.deep.equal([{ type: 'plant.created', data: created }]);
+    });
+
+    it('a null tag means no tag', async () => {
+      const created = await create.execute({ id: 1, name: 'Fern', tag: null });
+      expect(created).to.deep.equal({ id: 1, name: 'Fern' });
+      expect(created).not.to.have.property('tag');
+    });
+
+    it('a taken id is 40901 and publishes nothing', async () => {
+      await create.execute({ id: 1, name: 'first' });
+      await expectStoreError(create.execute({ id: 1, name: 'second' }), ErrorCode.PlantExists);
+      expect(events.events).to.have.length(1);
+      expect(await repository.findById(1)).to.deep.equal({ id: 1, name: 'first' });
+    });
+
+    it('invalid input is 40001 naming every offending field, and stores nothing', async () => {
+      const error = await expectStoreError(create.execute({ id: '12', name: '' }), ErrorCode.InvalidPlant);
+      expect(error.message).to.match(/\bid\b/).and.to.match(/\bname\b/);
+      expect(repository.size).to.equal(0);
+      expect(events.events).to.deep.equal([]);
+    });
+
+    it('something that is not an object is 40002', async () => {
+      for (const input of [null, 'plant', 12, [{ id: 1, name: 'a' }]]) {
+        await expectStoreError(create.execute(input), ErrorCode.MalformedBody);
+      }
+    });
+  });
+
+  describe('get a plant', () => {
+    it('returns the plant, 40401 for an unknown id, 40003 for a non-id', async () => {
+      const get = new GetPlant(repository);
+      await create.execute({ id: 3, name: 'Aloe' });
+      expect(await get.execute(3)).to.deep.equal({ id: 3, name: 'Aloe' });
+      expect(await get.execute('3')).to.deep.equal({ id: 3, name: 'Aloe' });
+      await expectStoreError(get.execute(4), ErrorCode.PlantNotFound);
+      for (const id of ['abc', 0, -1, 1.5, '1.5', '1e3', ' 3', 2 ** 53, null, undefined]) {
+        await expectStoreError(get.execute(id), ErrorCode.InvalidParameter);
+      }
+    });
+  });
+
+  describe('delete a plant', () => {
+    it('removes it and publishes plant.deleted with its id; a second delete is 40401', async () => {
+      const remove = new DeletePlant(repository, events);
+      await create.execute({ id: 5, name: 'Cactus' });
+      await remove.execute(5);
+      expect(await repository.findById(5)).to.equal(undefined);
+      expect(events.events.at(-1)).to.deep.equal({ type: 'plant.deleted', data: { id: 5 } });
+      await expectStoreError(remove.execute(5), ErrorCode.PlantNotFound);
+      expect(events.events).to.have.length(2);
+    });
+  });
+
+  describe('list plants', () => {
+    let list: ListPlants;
+    beforeEach(async () => {
+      list = new ListPlants(repository);
+      for (const id of [4, 1, 3, 2, 5]) await create.execute({ id, name: `p${id}`, ...(id % 2 ? { tag: 'odd' } : {}) });
+    });
+
+    it('defaults to a page of up to 1000 by ascending id, with no next on the last page', async () => {
+      const page = await list.execute();
+      expect(page.plants.map((p) => p.id)).to.deep.equal([1, 2, 3, 4, 5]);
+      expect(page).not.to.have.property('next');
+    });
+
+    it('a full page carries the request for the next one, keeping the filters', async () => {
+      const page = await list.execute({ limit: '1', tag: ['odd'] });
+      expect(page.plants.map((p) => p.id)).to.deep.equal([1]);
+      expect(page.next).to.deep.equal({ limit: 1, after: 1, tags: ['odd'] });
+      const last = await list.execute({ limit: 2, after: 3, tag: 'odd' });
+      expect(last.plants.map((p) => p.id)).to.deep.equal([5]);
+      expect(last).not.to.have.property('next');
+    });
+
+    it('a page that exactly ends the store has no next', async () => {
+      const page = await list.execute({ limit: 5 });
+      expect(page.plants).to.have.length(5);
+      expect(page).not.to.have.property('next');
+    });
+
+    it('bad parameters are 40003 naming the parameter', async () => {
+      const cases: [object, RegExp][] = [
+        [{ limit: 0 }, /limit/],
+        [{ limit: 1001 }, /limit/],
+        [{ limit: 'ten' }, /limit/],
+        [{ limit: ['1', '2'] }, /limit/],
+        [{ after: -1 }, /after/],
+        [{ after: '0x10' }, /after/],
+        [{ tag: '' }, /tag/],
+        [{ tag: '   ' }, /tag/],
+        [{ tag: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /tag/],
+      ];
+      for (const [query, name] of cases) {
+        const error = await expectStoreError(list.execute(query), ErrorCode.InvalidParameter);
+        expect(error.message).to.match(name);
+      }
+    });
+  });
+});

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { createPlantStore, ErrorCode, MemoryPlantRepository, type PlantEvent, type PlantStore } from '../../composition/index.js';
+import { expectStoreError } from '../support/expect-error.js';
+
+describe('embedded use: createPlantStore() without HTTP', () => {
+  let store: PlantStore;
+  beforeEach(async () => {
+    store = await createPlantStore();
+  });
+  afterEach(() => store.close());
+
+  it('creates, lists, gets and deletes plants in memory by default', async () => {
+    expect(store.storageDescription).to.equal('memory');
+    expect(await store.create({ id: 2, name: 'Monstera', tag: 'tropical' })).to.deep.equal({ id: 2, name: 'Monstera', tag: 'tropical' });
+    await store.create({ id: 1, name: 'Fern' });
+    expect((await store.list()).plants).to.deep.equal([
+      { id: 1, name: 'Fern' },
+      { id: 2, name: 'Monstera', tag: 'tropical' },
+    ]);
+    expect(await store.get(2)).to.deep.equal({ id: 2, name: 'Monstera', tag: 'tropical' });
+    await store.delete(2);
+    await expectStoreError(store.get(2), ErrorCode.PlantNotFound);
+    await store.ping();
+  });
+
+  it('throws the same numeric codes as the HTTP API', async () => {
+    await store.create({ id: 1, name: 'Fern' });
+    const cases: [Promise<unknown>, number][] = [
+      [store.create({ id: '12', name: 'x' }), 40001],
+      [store.create({ id: 1.5, name: 'x' }), 40001],
+      [store.create({ id: 3, name: '   ' }), 40001],
+      [store.create({ id: 3, name: 'x', tag: '' }), 40001],
+      [store.create('not a plant'), 40002],
+      [store.create({ id: 1, name: 'again' }), 40901],
+      [store.list({ limit: 0 }), 40003],
+      [store.get(0), 40003],
+      [store.get(99), 40401],
+      [store.delete(99), 40401],
+    ];
+    for (const [call, code] of cases) await expectStoreError(call, code);
+  });
+
+  it('pages with limit / after / tag and hands back the next query', async () => {
+    for (let id = 1; id <= 5; id++) await store.create({ id, name: `p${id}`, tag: id % 2 ? 'odd' : 'even' });
+    const first = await store.list({ limit: 2, tag: 'odd' });
+    expect(first.plants.map((p) => p.id)).to.deep.equal([1, 3]);
+    const second = await store.list({ limit: first.next!.limit, after: first.next!.after, tag: first.next!.tags as string[] });
+    expect(second.plants.map((p) => p.id)).to.deep.equal([5]);
+    expect(second.next).to.equal(undefined);
+  });
+
+  it('subscribers receive plant.created and plant.deleted; a failing one harms nothing', async () => {
+    const seen: PlantEvent[] = [];
+    const failures: unknown[] = [];
+    await store.close();
+    store = await createPlantStore({ onListenerError: (error) => failures.push(error) });
+    store.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    const unsubscribe = store.subscribe((event) => {
+      seen.push(event);
+    });
+    await store.create({ id: 9, name: 'Aloe', tag: 'succulent' });
+    await store.delete(9);
+    expect(seen).to.deep.equal([
+      { type: 'plant.created', data: { id: 9, name: 'Aloe', tag: 'succulent' } },
+      { type: 'plant.deleted', data: { id: 9 } },
+    ]);
+    expect(failures).to.have.length(2);
+    unsubscribe();
+    await store.create({ id: 10, name: 'Ivy' });
+    expect(seen).to.have.length(2);
+  });
+
+  it('two stores share nothing, and a swapped storage backend is used as given', async () => {
+    const repository = new MemoryPlantRepository();
+    const other = await createPlantStore({ storage: { repository, description: 'test repository' } });
+    try {
+      await store.create({ id: 1, name: 'mine' });
+      expect((await other.list()).plants).to.deep.equal([]);
+      await other.create({ id: 1, name: 'theirs' });
+      expect(repository.size).to.equal(1);
+      expect(other.storageDescription).to.equal('test repository');
+      expect(await store.get(1)).to.deep.equal({ id: 1, name: 'mine' });
+    } finally {
+      await other.close();
+    }
+  });
+});

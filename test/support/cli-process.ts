@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { projectRoot } from './project-root.js';
+
+export const cliPath = join(projectRoot, 'dist', 'composition', 'cli.js');
+
+export interface CliServer {
+  readonly child: ChildProcess;
+  /** Base URL including any base path, from the start-up line. */
+  readonly url: string;
+  /** The storage named on the start-up line. */
+  readonly storage: string;
+  /** The generated token, when the server printed one. */
+  readonly generatedToken: string | undefined;
+  /** Everything printed so far, both streams. */
+  output(): string;
+  /** SIGTERM, then the exit code (SIGKILL after 10 s). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the built CLI as its own process on a free port and waits for its start-up line. */
+export async function startCli(env: Record<string, string | undefined> = {}, args: string[] = []): Promise<CliServer> {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const started = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start-up line within 15 s:\n${text}`)), 15_000);
+    const check = () => {
+      const match = /listening on (\S+) \(storage: ([^)]+)\)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        resolve(match);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before starting:\n${text}`));
+    });
+  });
+  // The token line follows the start-up line in the same write or the next one.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const token = /generated one for this run:\s*\n\s*(\S+)/.exec(text)?.[1];
+  return {
+    child,
+    url: started[1]!,
+    storage: started[2]!,
+    generatedToken: token,
+    output: () => text,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const [code] = (await exited) as [number | null];
+      clearTimeout(killer);
+      return code;
+    },
+  };
+}
+
+/** Runs the CLI to completion (for --help and bad configurations). */
+export async function runCli(env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(killer);
+  return { code, stdout, stderr };
+}
+
+/** The test runner's own environment must not configure the servers it starts. */
+function withoutPlantStoreVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of Object.keys(copy)) {
+    if (name.startsWith('PLANT_STORE_') || name === 'MONGODB_URI' || name === 'MONGODB_DB' || name === 'PORT' || name === 'HOST') delete copy[name];
+  }
+  return copy;
+}

@@ -56,6 +56,10 @@ function readFailure(error: Error & { type?: string; status?: number }, limitByt
     case 'charset.unsupported':
       return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body encoding is not supported; send plain UTF-8 JSON');
     default:
+      // inflation throws a bare 415 for a Content-Encoding it cannot undo.
+      if (error.status === 415) {
+        return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the Content-Encoding is not supported; send identity, gzip, deflate or br');
+      }
       if (error.status !== undefined && error.status < 500) {
         return new PlantStoreError(ErrorCode.MalformedBody, 'the body could not be read completely');
       }

@@ -1,30 +1,62 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
-import { ConfigError, readConfig } from './config.js';
+import { ConfigError, helpText, readConfig, wantsHelp } from './config.js';
+import { createLogger } from './logger.js';
 import { createPlantStore } from './plant-store.js';
 import { startServer } from './server.js';
+import { storageFor } from './storage.js';
 
-async function main(): Promise<void> {
-  const config = readConfig();
+async function main(argv: string[]): Promise<void> {
+  if (wantsHelp(argv)) {
+    console.log(helpText());
+    return;
+  }
+  const config = readConfig(argv);
+  const log = createLogger(config.logLevel);
   const generated = config.tokens === undefined;
   const tokens = config.tokens ?? [randomBytes(32).toString('base64url')];
-  const store = await createPlantStore();
-  const server = await startServer({ store, tokens, host: config.host, port: config.port, basePath: config.basePath });
-  console.log(`plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
+  const store = await createPlantStore({
+    storage: await storageFor(config),
+    onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
+  });
+  const server = await startServer({
+    store,
+    tokens,
+    host: config.host,
+    port: config.port,
+    basePath: config.basePath,
+    bodyLimitBytes: config.bodyLimitBytes,
+    log,
+    ...(config.rateLimit && { rateLimit: config.rateLimit }),
+    ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
+    corsOrigins: config.corsOrigins,
+  });
+  log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
   if (generated) {
-    console.log('No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run:');
-    console.log(`  ${tokens[0]}`);
+    // Printed, never logged: it is a credential, shown once so the first run needs no set-up.
+    process.stdout.write(`No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run:\n  ${tokens[0]}\n`);
   }
-  const stop = async () => {
-    await server.close();
-    await store.close();
-    process.exit(0);
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
+    try {
+      await server.close(config.shutdownGraceMs);
+      await store.close();
+      log.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
-main().catch((error: unknown) => {
+main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(`plant-store: ${error.message}`);
     process.exit(2);

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
-import type { UnexpectedErrorReporter } from '../adapters/http/error-middleware.js';
-import { BODY_LIMIT_BYTES } from './config.js';
+import type { HttpLog } from '../adapters/http/request-log.js';
+import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
 import type { PlantStore } from './plant-store.js';
 
 export interface ServerOptions {
@@ -16,17 +16,30 @@ export interface ServerOptions {
   readonly port?: number;
   /** Prefix of the API paths, e.g. `/v1`; default empty. */
   readonly basePath?: string;
+  /** Default 16 KiB. */
   readonly bodyLimitBytes?: number;
-  readonly reportUnexpected?: UnexpectedErrorReporter;
+  /** Request lines and failures; default: nothing is logged. */
+  readonly log?: HttpLog;
+  /** Per-token token bucket; default off here (the CLI turns it on). */
+  readonly rateLimit?: RateLimitConfig;
+  /** Failed authentications per minute per address; default off here (the CLI turns it on). */
+  readonly authFailuresPerMinute?: number;
+  /** Origins allowed by CORS; default none (CORS off). */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:3000` (no base path). */
   readonly url: string;
   readonly port: number;
-  /** Stops accepting connections and resolves once open requests have finished. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections at once, lets open requests finish for up to `graceMs`
+   * (default 10 s), then cuts whatever is left. Resolves when no connection remains.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+const silent: HttpLog = { info: () => {}, error: () => {} };
 
 /** Serves a store over HTTP; the store stays the caller's to close. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -36,17 +49,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     basePath: options.basePath ?? '',
     bodyLimitBytes: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     checkStorage: () => options.store.ping(),
-    reportUnexpected: options.reportUnexpected ?? ((error, ctx) => console.error(`plant-store: ${ctx.method} ${ctx.path} failed:`, error)),
+    log: options.log ?? silent,
+    rateLimit: options.rateLimit,
+    authFailuresPerMinute: options.authFailuresPerMinute,
+    corsOrigins: options.corsOrigins,
   });
   const server = createServer(app.callback());
   await listen(server, options.port ?? 3000, options.host ?? '127.0.0.1');
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
+  return { url: `http://${host}:${port}`, port, close: (graceMs = 10_000) => closeGracefully(server, graceMs) };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -56,5 +68,21 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('error', reject);
       resolve();
     });
+  });
+}
+
+function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    // A keep-alive connection goes idle when its last response is sent; close it then,
+    // rather than holding close() open until the keep-alive timeout.
+    const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+    server.close((error) => {
+      clearTimeout(deadline);
+      clearInterval(sweeper);
+      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
   });
 }

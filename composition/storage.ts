@@ -1,4 +1,5 @@
 import type { PlantRepository } from '../core/index.js';
+import type { ServerConfig } from './config.js';
 import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 
 /** Where a store keeps its plants. Omitted: in this process's memory. */
@@ -20,4 +21,10 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
     description: option.description ?? 'custom repository',
     close: async () => option.close?.(),
   };
+}
+
+/** The storage the server's configuration asks for. */
+export async function storageFor(config: Pick<ServerConfig, 'mongodbUri' | 'mongodbDb' | 'storageTimeoutMs'>): Promise<StorageOption | undefined> {
+  if (config.mongodbUri === undefined) return undefined;
+  throw new Error('MongoDB storage is not wired yet');
 }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ErrorCode, PlantStoreError, type TokenVerifier } from '../../core/index.js';
 
 const realm = 'Bearer realm="plant-store"';
@@ -10,17 +10,22 @@ export interface AuthState {
   tokenHolder: string;
 }
 
-/** Runs before anything reads the body, so an anonymous caller cannot make us parse it. */
-export function bearerAuth(verifier: TokenVerifier): Middleware<AuthState> {
+/**
+ * Runs before anything reads the body, so an anonymous caller cannot make us parse it.
+ * `onFailure` hears of every rejected request (for the per-address failure limit).
+ */
+export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Middleware<AuthState> {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (header === '') {
+      onFailure(ctx);
       ctx.set('WWW-Authenticate', realm);
       throw new PlantStoreError(ErrorCode.MissingToken, 'missing bearer token: send Authorization: Bearer <token>');
     }
     const token = bearerHeader.exec(header)?.[1];
     const holder = token === undefined ? undefined : verifier.verify(token);
     if (holder === undefined) {
+      onFailure(ctx);
       ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
       throw new PlantStoreError(ErrorCode.InvalidToken, 'the bearer token is malformed or unknown');
     }

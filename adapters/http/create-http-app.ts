@@ -1,23 +1,87 @@
-import Koa from 'koa';
-import { errorMiddleware, type UnexpectedErrorReporter } from './error-middleware.js';
+import cors from '@koa/cors';
+import Koa, { type Middleware } from 'koa';
+import type { PlantUseCases, TokenVerifier } from '../../core/index.js';
+import { bearerAuth } from './bearer-auth.js';
+import { errorMiddleware } from './error-middleware.js';
 import { operationalRoutes } from './operational-routes.js';
-import { plantRoutes, type PlantRoutesOptions } from './plant-routes.js';
+import { plantRoutes } from './plant-routes.js';
+import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
+import { requestLog, type HttpLog } from './request-log.js';
+import { responseHeaders } from './response-headers.js';
+import { TokenBuckets } from './token-buckets.js';
 
-export interface HttpAppOptions extends PlantRoutesOptions {
+export interface HttpAppOptions {
+  readonly useCases: PlantUseCases;
+  readonly tokenVerifier: TokenVerifier;
+  /** Prefix of every API path, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
   /** Resolves when storage answers, rejects (as 50301) when it does not. */
   readonly checkStorage: () => Promise<void>;
-  readonly reportUnexpected: UnexpectedErrorReporter;
+  readonly log: HttpLog;
+  /** Per-token token bucket; undefined turns it off. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | undefined;
+  /** Failed authentications per minute per client address; undefined turns it off. */
+  readonly authFailuresPerMinute?: number | undefined;
+  /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
-/** The Koa application: error mapping outermost, then operational and plant routes. */
+/**
+ * The Koa application, outermost first: request log, fixed headers, CORS, error mapping,
+ * then the routes. Plant routes check route → token → rate limit before their handlers.
+ */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
-  const plants = plantRoutes(options);
+  // Behind a proxy, ctx.ip would be the proxy's; the server trusts no forwarding header.
+  app.proxy = false;
+  const plants = plantRoutes({
+    useCases: options.useCases,
+    basePath: options.basePath,
+    bodyLimitBytes: options.bodyLimitBytes,
+    guard: guard(options),
+  });
   const operations = operationalRoutes(options.checkStorage);
-  app.use(errorMiddleware(options.reportUnexpected));
+  app.use(requestLog(options.log));
+  app.use(responseHeaders());
+  if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
+  app.use(
+    errorMiddleware((error, ctx) =>
+      options.log.error({ requestId: ctx.state.requestId, err: error }, `${ctx.method} ${ctx.path} failed unexpectedly`),
+    ),
+  );
   app.use(operations.routes());
   app.use(plants.routes());
   app.use(plants.allowedMethods());
   app.use(operations.allowedMethods());
   return app;
+}
+
+function guard(options: HttpAppOptions): Middleware[] {
+  const chain: Middleware[] = [];
+  let onFailure: Parameters<typeof bearerAuth>[1];
+  if (options.authFailuresPerMinute !== undefined) {
+    const perMinute = options.authFailuresPerMinute;
+    const failures = authFailureLimit(new TokenBuckets(perMinute / 60, Math.max(1, Math.round(perMinute))));
+    chain.push(failures.gate);
+    onFailure = failures.recordFailure;
+  }
+  chain.push(bearerAuth(options.tokenVerifier, onFailure) as Middleware);
+  if (options.rateLimit !== undefined) {
+    chain.push(tokenRateLimit(new TokenBuckets(options.rateLimit.perSecond, options.rateLimit.burst)) as Middleware);
+  }
+  return chain;
+}
+
+function corsFor(origins: readonly string[]): Middleware {
+  const anyOrigin = origins.includes('*');
+  return cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return anyOrigin || origins.includes(origin) ? origin : '';
+    },
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposeHeaders: ['Location', 'Link', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'],
+    maxAge: 600,
+  });
 }

@@ -1,17 +1,16 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { PageRequest, PlantUseCases, TokenVerifier } from '../../core/index.js';
-import { bearerAuth, type AuthState } from './bearer-auth.js';
+import type { PageRequest, PlantUseCases } from '../../core/index.js';
+import type { AuthState } from './bearer-auth.js';
 import { jsonBody, type JsonBodyState } from './json-body.js';
 
 export interface PlantRoutesOptions {
   readonly useCases: PlantUseCases;
-  readonly tokenVerifier: TokenVerifier;
   /** Prefix of every API path, e.g. `/v1`; empty by default. */
   readonly basePath: string;
   readonly bodyLimitBytes: number;
-  /** Runs after authentication on every plant route (rate limiting hooks in here). */
-  readonly afterAuth?: readonly Middleware<AuthState>[];
+  /** Authentication and rate limits: run on every plant route before anything else. */
+  readonly guard: readonly Middleware[];
 }
 
 type State = AuthState & JsonBodyState;
@@ -20,7 +19,7 @@ type State = AuthState & JsonBodyState;
 export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   const { useCases, basePath } = options;
   const router = new Router<State>({ prefix: basePath });
-  const guard = [bearerAuth(options.tokenVerifier), ...(options.afterAuth ?? [])] as Middleware<State>[];
+  const guard = options.guard as Middleware<State>[];
 
   router.get('/plants', ...guard, async (ctx) => {
     const page = await useCases.listPlants.execute(ctx.query);

@@ -75,7 +75,7 @@ export function helpText(): string {
   const rows = Object.values(settings).map((s: Setting) => {
     const flag = s.flag ? `--${s.flag} <value>` : '';
     const fallback = s.default ? ` (default ${s.default})` : '';
-    return `  ${flag.padEnd(28)}${s.env.padEnd(32)}${s.help}${fallback}`;
+    return `  ${flag.padEnd(31)}${s.env.padEnd(33)}${s.help}${fallback}`;
   });
   return [
     'Usage: plant-store [options]',
@@ -83,9 +83,9 @@ export function helpText(): string {
     'Serves the Plant Store HTTP API. Every option can also be set by its environment variable;',
     'a flag wins over its variable.',
     '',
-    `  ${'flag'.padEnd(28)}${'variable'.padEnd(32)}meaning`,
+    `  ${'flag'.padEnd(31)}${'variable'.padEnd(33)}meaning`,
     ...rows,
-    `  ${'--help'.padEnd(28)}${''.padEnd(32)}print this and exit`,
+    `  ${'--help'.padEnd(31)}${''.padEnd(33)}print this and exit`,
   ].join('\n');
 }
 

@@ -18,7 +18,7 @@ const saneRequestId = /^[A-Za-z0-9._:@-]{1,128}$/;
 /**
  * Outermost middleware: gives the request an id (the caller's X-Request-Id when sane),
  * returns it, and writes one line per request once the response is decided. The line has
- * the route pattern, never the query string or headers, so no credential can reach it.
+ * the route, never the query string or headers, so no credential can reach it.
  */
 export function requestLog(log: HttpLog): Middleware<RequestLogState> {
   return async (ctx, next) => {
@@ -30,12 +30,15 @@ export function requestLog(log: HttpLog): Middleware<RequestLogState> {
     try {
       await next();
     } finally {
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       log.info(
         {
           requestId,
           method: ctx.method,
-          route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
-          path: ctx.path,
+          route: route ?? null,
+          // Only a matched path is logged: its shape is known (ids), while an unmatched
+          // one is whatever the client typed, credentials included.
+          path: route === undefined ? undefined : ctx.path,
           status: ctx.status,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
           tokenHolder: ctx.state.tokenHolder,

@@ -74,3 +74,49 @@ describe('the server command', () => {
     });
   }
 });
+
+describe('the server command: help and logs', () => {
+  it('--help lists every flag with its variable and exits 0', async () => {
+    const result = await runCli({}, ['--help']);
+    expect(result.code).to.equal(0);
+    for (const flag of ['--port', '--host', '--base-path', '--tokens-file', '--mongodb-uri', '--log-level', '--rate-limit', '--body-limit']) {
+      expect(result.stdout).to.include(flag);
+    }
+    expect(result.stdout).to.include('PLANT_STORE_TOKENS');
+  });
+
+  it('an unknown flag is one line and exit status 2', async () => {
+    const result = await runCli({}, ['--colour', 'green']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.have.length(1);
+    expect(result.stderr).to.include('--colour');
+  });
+
+  it('flags win over variables', async () => {
+    const result = await runCli({ PORT: '1' }, ['--port', 'not-a-port']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('"not-a-port"');
+  });
+
+  it('logs JSON request lines with request ids on stdout, and never the configured token', async () => {
+    const token = 'logged-never-0123456789abcdef';
+    const server = await startCli({ PLANT_STORE_TOKENS: token });
+    try {
+      const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+      const requestId = response.headers.get('x-request-id')!;
+      await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}-wrong` } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const lines = server
+        .output()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const requests = lines.filter((line) => line['msg'] === 'request');
+      expect(requests.map((line) => line['status'])).to.deep.equal([200, 401]);
+      expect(requests[0]).to.include({ requestId, route: '/plants', method: 'GET' });
+      expect(server.output()).not.to.include(token);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { createPlantStore, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
+import { createLogger } from '../../composition/logger.js';
+
+const token = 'log-test-token-0123456789abcdef';
+
+describe('request log', () => {
+  let store: PlantStore;
+  let server: RunningServer;
+  let captured: string;
+  beforeEach(async () => {
+    captured = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        captured += chunk;
+        done();
+      },
+    });
+    store = await createPlantStore();
+    server = await startServer({ store, tokens: [token], port: 0, log: createLogger('info', sink) });
+  });
+  afterEach(async () => {
+    await server.close(0);
+    await store.close();
+  });
+
+  const lines = () => captured.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('writes one JSON line per request with method, route, status, duration and request id', async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const created = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'x-request-id': 'client-chosen-42' },
+      body: JSON.stringify({ id: 1, name: 'Fern' }),
+    });
+    const fetched = await fetch(`${server.url}/plants/1?x=secret-looking`, { headers: auth });
+    await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer wrong-${token}` } });
+    expect(created.headers.get('x-request-id')).to.equal('client-chosen-42');
+    const generatedId = fetched.headers.get('x-request-id')!;
+    expect(generatedId).to.match(/^[0-9a-f-]{36}$/);
+
+    const requests = lines().filter((line) => line['msg'] === 'request');
+    expect(requests).to.have.length(3);
+    expect(requests[0]).to.include({ requestId: 'client-chosen-42', method: 'POST', route: '/plants', status: 200, tokenHolder: 'token-1' });
+    expect(requests[1]).to.include({ requestId: generatedId, method: 'GET', route: '/plants/:id', path: '/plants/1', status: 200 });
+    expect(requests[2]).to.include({ method: 'GET', status: 401 });
+    for (const line of requests) expect(line['durationMs']).to.be.a('number').and.at.least(0);
+    expect(captured).not.to.include('secret-looking');
+  });
+
+  it('never contains the token, whatever the request carries', async () => {
+    await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+    await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}x` } });
+    await fetch(`${server.url}/plants?token=${token}`, { headers: { authorization: `Basic ${token}` } });
+    await fetch(`${server.url}/nowhere/${token}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(lines().filter((line) => line['msg'] === 'request')).to.have.length(4);
+    expect(captured).not.to.include(token);
+    expect(captured).not.to.include(token.slice(0, 16));
+  });
+
+  it('an unsane X-Request-Id is replaced, not echoed', async () => {
+    const response = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'a b<script>' } });
+    expect(response.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+});

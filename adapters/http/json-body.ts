@@ -26,7 +26,9 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState>[] {
   });
   return [
     async (ctx, next) => {
-      if (!ctx.is('application/json')) {
+      // Judge the declared type: ctx.is() answers null for a request with no body at all,
+      // which would turn an empty JSON POST into a media-type error instead of 40002.
+      if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
         throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
       }
       await next();

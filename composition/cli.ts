@@ -4,7 +4,6 @@ import { ConfigError, helpText, readConfig, wantsHelp } from './config.js';
 import { createLogger } from './logger.js';
 import { createPlantStore } from './plant-store.js';
 import { startServer } from './server.js';
-import { storageFor } from './storage.js';
 
 async function main(argv: string[]): Promise<void> {
   if (wantsHelp(argv)) {
@@ -16,7 +15,9 @@ async function main(argv: string[]): Promise<void> {
   const generated = config.tokens === undefined;
   const tokens = config.tokens ?? [randomBytes(32).toString('base64url')];
   const store = await createPlantStore({
-    storage: await storageFor(config),
+    ...(config.mongodbUri && {
+      storage: { mongodbUri: config.mongodbUri, databaseName: config.mongodbDb, timeoutMs: config.storageTimeoutMs },
+    }),
     onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
   });
   const server = await startServer({

@@ -1,9 +1,25 @@
 import type { PlantRepository } from '../core/index.js';
-import type { ServerConfig } from './config.js';
 import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
+import { MongoPlantRepository } from '../adapters/storage/mongo/mongo-plant-repository.js';
+
+/** MongoDB at this URI; the database is the URI's path, else `databaseName`, else `plant_store`. */
+export interface MongoStorageOption {
+  readonly mongodbUri: string;
+  readonly databaseName?: string | undefined;
+  readonly collectionName?: string | undefined;
+  /** Longest wait for any storage call before it fails with 50301; default 5000 ms. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** Any repository of your own (tests swap backends this way). */
+export interface CustomStorageOption {
+  readonly repository: PlantRepository;
+  close?(): Promise<void>;
+  readonly description?: string;
+}
 
 /** Where a store keeps its plants. Omitted: in this process's memory. */
-export type StorageOption = { readonly repository: PlantRepository; close?(): Promise<void>; readonly description?: string };
+export type StorageOption = MongoStorageOption | CustomStorageOption;
 
 export interface OpenStorage {
   readonly repository: PlantRepository;
@@ -16,15 +32,18 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
   if (option === undefined) {
     return { repository: new MemoryPlantRepository(), description: 'memory', close: async () => {} };
   }
+  if ('mongodbUri' in option) {
+    // Connects and creates indexes now, so a wrong URI or a missing database stops start-up.
+    const repository = await MongoPlantRepository.connect(option.mongodbUri, {
+      ...(option.databaseName && { databaseName: option.databaseName }),
+      ...(option.collectionName && { collectionName: option.collectionName }),
+      ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
+    });
+    return { repository, description: repository.description, close: () => repository.close() };
+  }
   return {
     repository: option.repository,
     description: option.description ?? 'custom repository',
     close: async () => option.close?.(),
   };
-}
-
-/** The storage the server's configuration asks for. */
-export async function storageFor(config: Pick<ServerConfig, 'mongodbUri' | 'mongodbDb' | 'storageTimeoutMs'>): Promise<StorageOption | undefined> {
-  if (config.mongodbUri === undefined) return undefined;
-  throw new Error('MongoDB storage is not wired yet');
 }

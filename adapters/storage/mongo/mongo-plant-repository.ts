@@ -1,0 +1,158 @@
+import { MongoClient, type Collection, type Filter } from 'mongodb';
+import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js';
+import { isDuplicateKey, withDeadline } from './mongo-errors.js';
+import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
+
+export interface MongoPlantRepositoryOptions {
+  /** Used when the URI names no database (`mongodb://host/<database>`). Default `plant_store`. */
+  readonly databaseName?: string;
+  /** Default `plants`. */
+  readonly collectionName?: string;
+  /** Longest wait for any one call, in ms, before it fails as storage unavailable. Default 5000. */
+  readonly timeoutMS?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_DATABASE_NAME = 'plant_store';
+export const DEFAULT_COLLECTION_NAME = 'plants';
+
+/** Serves `tag` filters: equal tags, then ids in order, so a page is a range per tag. */
+export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as const;
+
+/**
+ * An insert is acknowledged only once it is in the journal of a majority of the replica
+ * set (of the one server, on a standalone), so a plant the client was told about survives
+ * a SIGKILL of the database process. `w: 1` without `journal` could lose the last ~100 ms
+ * of acknowledged writes on MongoDB. FerretDB accepts and ignores write concerns; its
+ * SQLite backend commits each write to a WAL file before answering, which outlives a
+ * killed process as well.
+ */
+const durableWrite = { w: 'majority', journal: true } as const;
+
+/**
+ * Plants in one MongoDB collection, one document per plant (see PlantDocument). Every call
+ * ends within `timeoutMS`: a database that is down, unreachable or slow gives
+ * PlantStoreError(StorageUnavailable). The driver reconnects by itself, so the same
+ * instance works again once the database is back.
+ */
+export class MongoPlantRepository implements PlantRepository {
+  /**
+   * Connects, creates the indexes, and returns a repository that owns the client (close()
+   * closes it). Fails with StorageUnavailable when the database cannot be reached in time.
+   */
+  static async connect(uri: string, options: MongoPlantRepositoryOptions = {}): Promise<MongoPlantRepository> {
+    const timeoutMS = options.timeoutMS ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
+    const client = createClient(uri, timeoutMS);
+    const databaseName = databaseNameIn(uri) ?? options.databaseName ?? DEFAULT_DATABASE_NAME;
+    const repository = new MongoPlantRepository(client, databaseName, options.collectionName ?? DEFAULT_COLLECTION_NAME, timeoutMS);
+    try {
+      await withDeadline(timeoutMS, () => client.connect());
+      await repository.ensureIndexes();
+    } catch (error) {
+      await repository.close().catch(() => {});
+      throw error;
+    }
+    return repository;
+  }
+
+  private readonly collection: Collection<PlantDocument>;
+  /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
+  readonly description: string;
+
+  private constructor(
+    private readonly client: MongoClient,
+    databaseName: string,
+    collectionName: string,
+    private readonly timeoutMS: number,
+  ) {
+    this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern: durableWrite });
+    this.description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
+  }
+
+  /** Creates the indexes this repository relies on; safe to call again (MongoDB keeps existing ones). */
+  async ensureIndexes(): Promise<void> {
+    await withDeadline(this.timeoutMS, () => this.collection.createIndex(TAG_INDEX.key, { name: TAG_INDEX.name }));
+  }
+
+  async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
+    // MongoDB reads limit 0 as "no limit"; an empty page is what was asked for.
+    if (limit <= 0) return [];
+    // One range scan of an index: `_id` alone, or `{tag, _id}` per tag merged by id
+    // (MongoDB's sort merge of the `$in` ranges), so a page costs O(limit + log N).
+    const filter: Filter<PlantDocument> = { _id: { $gt: after } };
+    if (tags !== undefined) filter.tag = { $in: [...tags] };
+    const documents = await withDeadline(this.timeoutMS, (signal) =>
+      this.collection
+        .find(filter, {
+          sort: { _id: 1 },
+          limit,
+          batchSize: limit,
+          projection: plantProjection,
+          maxTimeMS: this.timeoutMS,
+          signal,
+          // Pin the plan: a rare tag walked through the `_id` index would cost O(N).
+          ...(tags === undefined ? {} : { hint: TAG_INDEX.key }),
+        })
+        .toArray(),
+    );
+    return documents.map(toPlant);
+  }
+
+  async findById(id: number): Promise<Plant | undefined> {
+    const document = await withDeadline(this.timeoutMS, (signal) =>
+      this.collection.findOne({ _id: id }, { projection: plantProjection, maxTimeMS: this.timeoutMS, signal }),
+    );
+    return document === null ? undefined : toPlant(document);
+  }
+
+  async add(plant: Plant): Promise<boolean> {
+    return withDeadline(this.timeoutMS, () =>
+      this.collection.insertOne(toDocument(plant)).then(
+        () => true,
+        (error: unknown) => {
+          if (isDuplicateKey(error)) return false;
+          throw error;
+        },
+      ),
+    );
+  }
+
+  async remove(id: number): Promise<boolean> {
+    const result = await withDeadline(this.timeoutMS, () => this.collection.deleteOne({ _id: id }));
+    return result.deletedCount === 1;
+  }
+
+  async ping(): Promise<void> {
+    await withDeadline(this.timeoutMS, (signal) => this.client.db('admin').command({ ping: 1 }, { signal }));
+  }
+
+  /** Closes the connections; bounded like every other call. */
+  async close(): Promise<void> {
+    await withDeadline(this.timeoutMS, () => this.client.close());
+  }
+}
+
+function createClient(uri: string, timeoutMS: number): MongoClient {
+  try {
+    return new MongoClient(uri, {
+      // Each wait the driver can do on its own is capped by the call timeout too, so work
+      // abandoned at the deadline does not linger.
+      serverSelectionTimeoutMS: timeoutMS,
+      connectTimeoutMS: timeoutMS,
+      socketTimeoutMS: timeoutMS,
+      waitQueueTimeoutMS: timeoutMS,
+      appName: 'plant-store',
+    });
+  } catch (error) {
+    // A configuration mistake, not an outage. The driver's parse messages name the
+    // problem without repeating the URI, so no credentials leak through them.
+    throw new TypeError(`invalid MongoDB connection string: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The database named by the URI's path, if any (`mongodb://host:27017/plants?…` → `plants`). */
+export function databaseNameIn(uri: string): string | undefined {
+  const path = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri)?.[1];
+  return path ? decodeURIComponent(path) : undefined;
+}

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
+import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpLog } from '../adapters/http/request-log.js';
 import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
@@ -55,6 +56,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     corsOrigins: options.corsOrigins,
   });
   const server = createServer(app.callback());
+  server.on('clientError', answerUnparsableRequest);
   await listen(server, options.port ?? 3000, options.host ?? '127.0.0.1');
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;

@@ -18,7 +18,8 @@ type State = AuthState & JsonBodyState;
 /** The /plants routes: each handler translates HTTP to one use case call and back. */
 export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   const { useCases, basePath } = options;
-  const router = new Router<State>({ prefix: basePath });
+  // Paths are case-sensitive, as URLs are (RFC 3986); a trailing slash is tolerated.
+  const router = new Router<State>({ prefix: basePath, sensitive: true });
   const guard = options.guard as Middleware<State>[];
 
   router.get('/plants', ...guard, async (ctx) => {

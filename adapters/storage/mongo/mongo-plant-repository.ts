@@ -66,7 +66,9 @@ export class MongoPlantRepository implements PlantRepository {
     collectionName: string,
     private readonly timeoutMS: number,
   ) {
-    this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern: durableWrite });
+    // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
+    const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
+    this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern });
     this.description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ErrorCode } from '../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
@@ -17,6 +18,7 @@ export function answerUnparsableRequest(error: Error & { code?: string }, socket
     `HTTP/1.1 ${statusByErrorCode[ErrorCode.MalformedBody]} Bad Request\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
       'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
       body,
   );

@@ -1,9 +1,12 @@
 import cors from '@koa/cors';
 import Koa, { type Middleware } from 'koa';
 import type { PlantUseCases, TokenVerifier } from '../../core/index.js';
+import { apiDocsRoutes } from './api-docs-routes.js';
 import { bearerAuth } from './bearer-auth.js';
 import { errorMiddleware } from './error-middleware.js';
+import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
+import { packageVersion } from './package-version.js';
 import { plantRoutes } from './plant-routes.js';
 import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
 import { requestLog, type HttpLog } from './request-log.js';
@@ -25,6 +28,8 @@ export interface HttpAppOptions {
   readonly authFailuresPerMinute?: number | undefined;
   /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
   readonly corsOrigins?: readonly string[] | undefined;
+  /** Version in the OpenAPI document; default: this package's. */
+  readonly version?: string | undefined;
 }
 
 /**
@@ -42,6 +47,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     guard: guard(options),
   });
   const operations = operationalRoutes(options.checkStorage);
+  const docs = apiDocsRoutes(buildOpenApiDocument({ ...options, version: options.version ?? packageVersion }));
   app.use(requestLog(options.log));
   app.use(responseHeaders());
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
@@ -51,6 +57,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     ),
   );
   app.use(operations.routes());
+  app.use(docs.routes());
   app.use(plants.routes());
   app.use(plants.allowedMethods());
   app.use(operations.allowedMethods());

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { assertDocumented } from './openapi-conformance.js';
 
 /** A response as the tests read it, whichever client produced it. */
 export interface HttpResponse {
@@ -33,6 +34,8 @@ export interface HttpTarget {
   readonly basePath: string;
   readonly token: string;
   readonly tokens: readonly string[];
+  /** The OpenAPI document the server serves: every response is checked against it. */
+  readonly openapi: Record<string, unknown>;
 }
 
 /**
@@ -86,6 +89,8 @@ export class HttpClient {
       body: parseJson(text),
     };
     expectNothingLeaked(response, [...this.target.tokens, ...presentedCredential(headers.get('Authorization'))], options);
+    // Doc and behaviour cannot drift apart: whatever the suite provokes must be documented.
+    assertDocumented(this.target.openapi, { method, path: url, status: res.status, headers: res.headers, body: text });
     return response;
   }
 }

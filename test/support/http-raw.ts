@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { expectNothingLeaked, parseJson, type HttpResponse } from './http-client.js';
+import { assertDocumented } from './openapi-conformance.js';
 import type { HttpServer } from './http-server.js';
 
 /**
@@ -29,6 +30,8 @@ export function rawExchange(server: HttpServer, head: string, body: string | Buf
         const response = { ...parsed, request: head.split('\r\n')[0]!, elapsedMs: performance.now() - started };
         try {
           expectNothingLeaked(response, server.tokens);
+          const [method, target] = response.request.split(' ');
+          assertDocumented(server.openapi, { method: method!, path: target!, status: response.status, headers: response.headers, body: response.text });
           resolve(response);
         } catch (error) {
           reject(error);
@@ -73,6 +76,7 @@ export function chunkedPost(server: HttpServer, path: string, headers: Record<st
         req.destroy();
         try {
           expectNothingLeaked(response, server.tokens);
+          assertDocumented(server.openapi, { method: 'POST', path: `${server.basePath}${path}`, status: response.status, headers: response.headers, body: text });
           resolve(response);
         } catch (error) {
           reject(error);

@@ -26,6 +26,8 @@ export interface HttpServer {
   /** The first configured token. */
   readonly token: string;
   readonly tokens: readonly string[];
+  /** What the server serves at /openapi.json. */
+  readonly openapi: Record<string, unknown>;
   /** The same store the server serves, for fast set-up and for checking what was stored. */
   readonly store: PlantStore;
   /** Failures the server logged as unexpected (answered 500 50001). */
@@ -84,9 +86,11 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
     await store.close();
     throw error;
   }
+  const openapi = (await (await fetch(`${running.url}/openapi.json`)).json()) as Record<string, unknown>;
   return {
     url: running.url,
     port: running.port,
+    openapi,
     basePath,
     token: tokens[0]!,
     tokens,

@@ -1,0 +1,22 @@
+import { ErrorCode } from '../../core/index.js';
+
+/**
+ * What each error code means, as the OpenAPI document tells clients. A total record, like
+ * `statusByErrorCode`, so a new code cannot reach the document undescribed.
+ */
+export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
+  [ErrorCode.InvalidPlant]: 'the body fails validation (missing name or id, wrong types, out of range)',
+  [ErrorCode.MalformedBody]: 'the body is not valid JSON, or not a JSON object',
+  [ErrorCode.InvalidParameter]: 'a path or query parameter is invalid (`/plants/abc`, `limit=0`)',
+  [ErrorCode.MissingToken]: 'no bearer token',
+  [ErrorCode.InvalidToken]: 'the bearer token is malformed or unknown',
+  [ErrorCode.NoSuchRoute]: 'no such route',
+  [ErrorCode.PlantNotFound]: 'no plant with that id',
+  [ErrorCode.MethodNotAllowed]: 'the method is not allowed on this path (`Allow` lists the allowed ones)',
+  [ErrorCode.PlantExists]: 'a plant with that id already exists',
+  [ErrorCode.BodyTooLarge]: 'the body is larger than the configured limit',
+  [ErrorCode.UnsupportedMediaType]: 'the body is not sent as `Content-Type: application/json` (or has an unsupported `Content-Encoding`)',
+  [ErrorCode.RateLimited]: 'rate limit exceeded (`Retry-After` says when to retry)',
+  [ErrorCode.Internal]: 'unexpected failure, logged with the request id; nothing internal in the body',
+  [ErrorCode.StorageUnavailable]: 'storage unavailable (database down or timing out)',
+};

@@ -1,0 +1,80 @@
+import { componentHeaders } from './openapi-responses.js';
+import { operationalPaths } from './openapi-operational-paths.js';
+import { plantPaths } from './openapi-plant-paths.js';
+import { componentParameters, componentSchemas, type JsonSchema } from './openapi-schemas.js';
+import { nonOperationResponses } from './openapi-route-responses.js';
+
+export interface OpenApiOptions {
+  /** The package version: clients see which release they talk to. */
+  readonly version: string;
+  /** Prefix of the plant paths, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
+  /** The configured limits, told in the description; 429 is documented either way. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | undefined;
+  readonly authFailuresPerMinute?: number | undefined;
+}
+
+export interface OpenApiDocument extends JsonSchema {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string } & JsonSchema;
+  readonly paths: Record<string, JsonSchema>;
+}
+
+/**
+ * The OpenAPI 3.1 description of this server, built from the definitions the server runs
+ * on (error codes and their statuses, field and page limits, base path, body limit), so
+ * the two change together. Tests check the rest against live responses.
+ */
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Plant Store',
+      version: options.version,
+      summary: 'A small plant collection service behind bearer-token authentication.',
+      description: description(options),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    // The paths carry the base path themselves, because the operational routes stay at the
+    // root. A relative URL resolves against where the document was fetched, proxies included.
+    servers: [{ url: '/', description: 'this server' }],
+    tags: [
+      { name: 'plants', description: 'The plant collection; needs a bearer token.' },
+      { name: 'operations', description: 'Health, readiness and this documentation; no token needed.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths: { ...plantPaths(options), ...operationalPaths() },
+    components: {
+      schemas: componentSchemas(),
+      parameters: componentParameters(),
+      headers: componentHeaders(),
+      responses: nonOperationResponses(),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'RFC 6750 bearer token from the server configuration (or the one printed at start-up when none is configured).',
+        },
+      },
+    },
+  };
+}
+
+function description({ basePath, rateLimit, authFailuresPerMinute }: OpenApiOptions): string {
+  const limits = [
+    rateLimit
+      ? `This server allows ${rateLimit.perSecond} requests per second per token, ${rateLimit.burst} at once; beyond that, 429 with \`Retry-After\`.`
+      : 'Per-token rate limiting is off on this server.',
+    authFailuresPerMinute === undefined
+      ? ''
+      : ` After ${authFailuresPerMinute} failed authentications per minute, an address gets 429 for a while, whatever token it sends.`,
+  ].join('');
+  return [
+    `Every \`${basePath}/plants…\` route needs \`Authorization: Bearer <token>\`. Errors are \`{"error": <code>, "message": <text>}\`; the \`ErrorCode\` schema lists every code.`,
+    '',
+    'On any path: an unknown path answers 404 (`40400`); another method on a known path 405 (`40501`) with `Allow`; `OPTIONS` 200 with `Allow`, no token needed; `HEAD` works where `GET` does. These answers are in `components/responses`.',
+    '',
+    `Checks run in this order: route, token, rate limit, media type, size, JSON, validation, conflict. ${limits}`,
+  ].join('\n');
+}

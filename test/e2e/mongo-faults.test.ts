@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { startCli, type CliServer } from '../support/cli-process.js';
+import type { FerretDb } from '../support/ferretdb.js';
+import { withDatabase } from '../support/mongo-uri.js';
+import { PlantApi } from '../support/plant-api.js';
+import { requireDedicatedFerretDb } from '../support/test-database.js';
+
+const token = 'fault-test-token-0123456789abcdef';
+const storageTimeoutMs = 2000;
+
+describe('server on MongoDB when the database goes away', function () {
+  this.timeout(60_000);
+  let database: FerretDb;
+  let server: CliServer | undefined;
+  before(async function () {
+    database = await requireDedicatedFerretDb(this);
+  });
+  after(async () => database?.dispose());
+  afterEach(async () => server?.stop('SIGKILL'));
+
+  it('answers 503 50301 within the storage timeout, /readyz 503, stays up, and recovers when the database is back', async () => {
+    server = await startCli({
+      PLANT_STORE_TOKENS: token,
+      MONGODB_URI: withDatabase(database.uri, 'fault_test'),
+      PLANT_STORE_STORAGE_TIMEOUT_MS: String(storageTimeoutMs),
+    });
+    expect(server.storage).to.match(/^mongodb /);
+    const api = new PlantApi(server.url, token);
+    expect((await api.create(1)).status).to.equal(200);
+    expect((await api.get('/readyz')).status).to.equal(200);
+
+    await database.stop();
+    for (const path of ['/plants', '/plants/1', '/readyz']) {
+      const answer = await api.get(path);
+      expect(answer.status, path).to.equal(503);
+      expect(answer.body, path).to.deep.equal({ error: 50301, message: 'storage is unavailable' });
+      expect(answer.elapsedMs, path).to.be.below(storageTimeoutMs + 1000);
+    }
+    const create = await api.create(2);
+    expect(create).to.deep.equal({ status: 503, body: { error: 50301, message: 'storage is unavailable' } });
+    expect((await api.get('/healthz')).status).to.equal(200);
+    expect(server.child.exitCode).to.equal(null);
+
+    await database.start();
+    let listed: { status: number; body: { id: number }[] } | undefined;
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      listed = await api.get('/plants');
+      if (listed.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(listed?.status).to.equal(200);
+    expect(listed!.body.map((plant) => plant.id)).to.include(1);
+    expect((await api.create(3)).status).to.equal(200);
+    expect((await api.get('/readyz')).status).to.equal(200);
+    expect(server.child.exitCode).to.equal(null);
+    expect(server.output()).not.to.match(/MongoServerSelectionError|MongoNetworkError|ECONNREFUSED.*"message"/);
+  });
+
+  it('with the default timeout, a stopped database still answers within 5 s', async () => {
+    await database.start().catch(() => {});
+    server = await startCli({ PLANT_STORE_TOKENS: token, MONGODB_URI: withDatabase(database.uri, 'fault_default') });
+    const api = new PlantApi(server.url, token);
+    await database.stop();
+    try {
+      const answer = await api.get('/plants');
+      expect(answer.status).to.equal(503);
+      expect(answer.elapsedMs).to.be.below(5000 + 1000);
+    } finally {
+      await database.start();
+    }
+  });
+});

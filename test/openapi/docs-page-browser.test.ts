@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { openApiTestToken, serveApi, type ServedApi } from '../support/openapi-server.js';
+import { projectRoot } from '../support/project-root.js';
+
+// The Debian package's browser: CI installs it (.ci/run); playwright's own download cannot
+// run here, and a page test must not depend on a machine's stray browser.
+const chromiumPath = '/usr/bin/chromium';
+const inCi = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
+// The README's picture is refreshed on request only, so a test run leaves the tree clean:
+// UPDATE_DOCS_SCREENSHOT=1 npm test. Otherwise the shot goes beside the build output.
+const screenshotPath = process.env['UPDATE_DOCS_SCREENSHOT'] === '1'
+  ? join(projectRoot, 'docs', 'api-docs.png')
+  : join(projectRoot, 'dist', 'api-docs.png');
+
+const flags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // No name resolves: the page may reach the loopback test server and nothing else.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+const title = (basePath: string) =>
+  `GET /docs${basePath ? ` with base path ${basePath}` : ''} in Chromium: every operation shows; with a pasted token, GET ${basePath}/plants answers 200 with the plants`;
+
+describe('the docs page in a headless browser', function () {
+  this.timeout(90_000);
+
+  if (!existsSync(chromiumPath) && !inCi) {
+    it(`${title('')} — pending: no Chromium at ${chromiumPath} (install the Debian package chromium; CI does)`);
+    return;
+  }
+
+  let api: ServedApi | undefined;
+  let context: BrowserContext | undefined;
+  let profile: string | undefined;
+  afterEach(async () => {
+    await context?.close();
+    await api?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    context = api = profile = undefined;
+  });
+
+  for (const basePath of ['', '/v1']) {
+    it(title(basePath), async () => {
+      if (!existsSync(chromiumPath)) throw new Error(`CI needs Chromium at ${chromiumPath}: .ci/run installs the Debian package chromium`);
+      api = await serveApi({ basePath });
+      await api.store.create({ id: 1, name: 'Monstera', tag: 'tropical' });
+      await api.store.create({ id: 2, name: 'Calathea' });
+      profile = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
+      context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, args: flags, viewport: { width: 1280, height: 900 } });
+      const { page, blocked, errors } = await watchedPage(context, new URL(api.server.url).host);
+
+      await page.goto(`${api.server.url}/docs`);
+      await page.locator('.opblock').first().waitFor();
+      for (const { tag, operationId } of operations(api.document)) {
+        await page.locator(`#operations-${tag}-${operationId}`).waitFor();
+      }
+      expect(await page.locator('.opblock').count()).to.equal(operations(api.document).length);
+
+      await page.locator('.auth-wrapper button.authorize').click();
+      await page.locator('#auth-bearer-value').fill(openApiTestToken);
+      await page.locator('.modal-ux button.authorize').click();
+      await page.locator('.modal-ux button.btn-done').click();
+
+      const list = page.locator('#operations-plants-listPlants');
+      await list.locator('.opblock-summary-control').click();
+      await list.locator('button.try-out__btn').click();
+      const answered = page.waitForResponse((response) => new URL(response.url()).pathname === `${basePath}/plants`);
+      await list.locator('button.execute').click();
+      expect((await answered).status()).to.equal(200);
+      const result = list.locator('.live-responses-table tr.response').first();
+      await result.locator('.response-col_status', { hasText: '200' }).waitFor();
+      const shown = await result.locator('.response-col_description pre').first().textContent();
+      expect(JSON.parse(shown ?? '')).to.deep.equal([{ id: 1, name: 'Monstera', tag: 'tropical' }, { id: 2, name: 'Calathea' }]);
+
+      expect(blocked, 'requests that left the test server').to.deep.equal([]);
+      expect(errors, 'console errors (a CSP violation is one)').to.deep.equal([]);
+      if (basePath === '') await saveScreenshot(page);
+    });
+  }
+});
+
+/** A page whose requests can only reach `host`; what else it tried and any console error are collected. */
+async function watchedPage(context: BrowserContext, host: string): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'http:' && url.host === host) return route.continue();
+    blocked.push(url.href);
+    return route.abort();
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { page, blocked, errors };
+}
+
+function operations(document: Record<string, any>): { tag: string; operationId: string }[] {
+  return Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+    Object.values(item)
+      .filter((operation) => operation?.operationId !== undefined)
+      .map((operation) => ({ tag: operation.tags[0], operationId: operation.operationId })),
+  );
+}
+
+/** For the README: the executed GET /plants with its answer, in a 1280×900 view. */
+async function saveScreenshot(page: Page): Promise<void> {
+  // From the Execute button down: the request as curl, its URL, and the 200 with the plants.
+  await page.locator('#operations-plants-listPlants button.execute').evaluate((button) => {
+    button.scrollIntoView({ block: 'start' });
+    window.scrollBy(0, -16);
+  });
+  mkdirSync(dirname(screenshotPath), { recursive: true });
+  await page.screenshot({ path: screenshotPath });
+}

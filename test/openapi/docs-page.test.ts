@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import { serveApi, type ServedApi } from '../support/openapi-server.js';
+
+describe('the docs page and its files', () => {
+  let api: ServedApi;
+  before(async () => {
+    api = await serveApi({ basePath: '/v1' });
+  });
+  after(async () => api.close());
+  const get = (path: string) => fetch(`${api.server.url}${path}`);
+
+  it('is HTML under a policy that lets it load from this server only', async () => {
+    const page = await get('/docs');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).to.contain("default-src 'none'").and.contain("script-src 'self'").and.contain("connect-src 'self'");
+    expect(policy).not.to.match(/unsafe-(inline|eval)|https?:/);
+  });
+
+  it('refers only to files this server serves, each cached for long under a versioned URL', async () => {
+    const html = await (await get('/docs')).text();
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(urls.length).to.be.greaterThan(3);
+    for (const url of urls) {
+      expect(url, 'a path on this server').to.match(/^\/docs\/[\w.-]+\?v=[\w.%-]+$/);
+      const file = await get(url);
+      expect(file.status, url).to.equal(200);
+      expect(file.headers.get('cache-control'), url).to.equal('public, max-age=31536000, immutable');
+      const type = url.includes('.css') ? 'text/css; charset=utf-8' : url.includes('.js') ? 'text/javascript; charset=utf-8' : 'image/png';
+      expect(file.headers.get('content-type'), url).to.equal(type);
+    }
+  });
+
+  it('starts Swagger UI on /openapi.json, with the outside validator off', async () => {
+    const script = await (await get('/docs/docs-page.js')).text();
+    expect(script).to.contain('url: "/openapi.json"').and.contain('validatorUrl: null');
+  });
+
+  it('serves nothing outside the list of files, however the name is spelled', async () => {
+    for (const path of ['/docs/package.json', '/docs/swagger-initializer.js', '/docs/..%2Fpackage.json', '/docs/%2e%2e/package.json', '/docs/__proto__', '/docs/swagger-ui.css.map']) {
+      const answer = await get(path);
+      expect(answer.status, path).to.equal(404);
+      expect((await answer.json()).error, path).to.equal(40400);
+    }
+  });
+});

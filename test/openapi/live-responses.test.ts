@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
+import { createHttpApp } from '../../adapters/http/create-http-app.js';
+import { ErrorCode, PlantStoreError, type PlantUseCases } from '../../core/index.js';
+import { checkResponse } from '../support/openapi-conformance.js';
+import { openApiTestToken, serveApi, type ServedApi } from '../support/openapi-server.js';
+
+const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const noToken: RequestInit = { headers: { authorization: '' } };
+
+/** [what, method, path, request, expected status, expected error code] */
+type Case = [string, string, string, RequestInit, number, number?];
+
+const plantCases: Case[] = [
+  ['list', 'GET', '/plants', {}, 200],
+  ['list a page with a next link', 'GET', '/plants?limit=1', {}, 200],
+  ['list by tags', 'GET', '/plants?tag=tropical&tag=fern', {}, 200],
+  ['list with a trailing slash', 'GET', '/plants/', {}, 200],
+  ['bad limit', 'GET', '/plants?limit=0', {}, 400, ErrorCode.InvalidParameter],
+  ['get with a tag', 'GET', '/plants/1', {}, 200],
+  ['get without a tag', 'GET', '/plants/2', {}, 200],
+  ['get a bad id', 'GET', '/plants/abc', {}, 400, ErrorCode.InvalidParameter],
+  ['get an unknown id', 'GET', '/plants/99', {}, 404, ErrorCode.PlantNotFound],
+  ['create', 'POST', '/plants', json({ id: 3, name: 'Fern', tag: null, extra: true }), 200],
+  ['create an invalid plant', 'POST', '/plants', json({ id: '4', name: '' }), 400, ErrorCode.InvalidPlant],
+  ['create from broken JSON', 'POST', '/plants', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":' }, 400, ErrorCode.MalformedBody],
+  ['create a taken id', 'POST', '/plants', json({ id: 1, name: 'Again' }), 409, ErrorCode.PlantExists],
+  ['create from a huge body', 'POST', '/plants', json({ id: 5, name: 'x'.repeat(20_000) }), 413, ErrorCode.BodyTooLarge],
+  ['create from text', 'POST', '/plants', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }, 415, ErrorCode.UnsupportedMediaType],
+  ['delete', 'DELETE', '/plants/2', {}, 204],
+  ['delete a bad id', 'DELETE', '/plants/0', {}, 400, ErrorCode.InvalidParameter],
+  ['delete an unknown id', 'DELETE', '/plants/99', {}, 404, ErrorCode.PlantNotFound],
+  ['no token', 'GET', '/plants', noToken, 401, ErrorCode.MissingToken],
+  ['an unknown token', 'DELETE', '/plants/1', { headers: { authorization: 'Bearer unknown-token-0123456789abcdef' } }, 401, ErrorCode.InvalidToken],
+  ['another scheme', 'POST', '/plants', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }, 401, ErrorCode.InvalidToken],
+  ['HEAD of a list', 'HEAD', '/plants', {}, 200],
+  ['HEAD without a token', 'HEAD', '/plants/1', noToken, 401],
+  ['OPTIONS of a plant path', 'OPTIONS', '/plants/1', noToken, 200],
+  ['a method the path does not answer', 'PUT', '/plants', {}, 405, ErrorCode.MethodNotAllowed],
+  ['another one', 'PATCH', '/plants/1', noToken, 405, ErrorCode.MethodNotAllowed],
+];
+
+const operationalCases: Case[] = [
+  ['liveness', 'GET', '/healthz', noToken, 200],
+  ['readiness', 'GET', '/readyz', noToken, 200],
+  ['the document', 'GET', '/openapi.json', noToken, 200],
+  ['the docs page', 'GET', '/docs', noToken, 200],
+  ['a docs stylesheet', 'GET', '/docs/swagger-ui.css?v=1', noToken, 200],
+  ['the docs script', 'GET', '/docs/docs-page.js', noToken, 200],
+  ['a docs image', 'GET', '/docs/favicon-32x32.png', noToken, 200],
+  ['HEAD of the docs bundle', 'HEAD', '/docs/swagger-ui-bundle.js', noToken, 200],
+  ['a file not on the list', 'GET', '/docs/package.json', noToken, 404, ErrorCode.NoSuchRoute],
+  ['an escape attempt', 'GET', '/docs/..%2f..%2fpackage.json', noToken, 404, ErrorCode.NoSuchRoute],
+  ['POST to an operational route', 'POST', '/healthz', noToken, 405, ErrorCode.MethodNotAllowed],
+  ['an unknown path', 'GET', '/nothing/here', noToken, 404, ErrorCode.NoSuchRoute],
+  ['a caller request id', 'GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } }, 200],
+];
+
+async function expectDocumented(api: ServedApi, [what, method, path, init, status, code]: Case): Promise<void> {
+  const response = await api.request(path, { ...init, method });
+  await checkResponse(api.document, method, `${api.server.url}${path}`, response);
+  expect(response.status, what).to.equal(status);
+  if (code !== undefined) expect((await response.json()).error, what).to.equal(code);
+}
+
+describe('live responses match the OpenAPI document', () => {
+  let api: ServedApi;
+  afterEach(async () => api?.close());
+
+  for (const basePath of ['', '/v1']) {
+    describe(basePath ? `under base path ${basePath}` : 'at the root', () => {
+      beforeEach(async () => {
+        api = await serveApi({ basePath, rateLimit: { perSecond: 100, burst: 1000 }, authFailuresPerMinute: 1000 });
+        await api.store.create({ id: 1, name: 'Monstera', tag: 'tropical' });
+        await api.store.create({ id: 2, name: 'Calathea' });
+      });
+      for (const entry of plantCases) {
+        it(`${entry[0]}: ${entry[1]} ${entry[2]} → ${entry[4]}`, () => expectDocumented(api, [entry[0], entry[1], `${basePath}${entry[2]}`, entry[3], entry[4], entry[5]]));
+      }
+      for (const entry of operationalCases) {
+        it(`${entry[0]}: ${entry[1]} ${entry[2]} → ${entry[4]}`, () => expectDocumented(api, entry));
+      }
+    });
+  }
+
+  it('the plant paths without the base path are unknown when one is set', async () => {
+    api = await serveApi({ basePath: '/v1' });
+    await expectDocumented(api, ['unprefixed', 'GET', '/plants', {}, 404, ErrorCode.NoSuchRoute]);
+  });
+
+  it('429 from the per-token limit, with Retry-After and RateLimit headers', async () => {
+    api = await serveApi({ rateLimit: { perSecond: 0.01, burst: 1 } });
+    await expectDocumented(api, ['first', 'GET', '/plants', {}, 200]);
+    await expectDocumented(api, ['second', 'POST', '/plants', json({ id: 1, name: 'Fern' }), 429, ErrorCode.RateLimited]);
+  });
+
+  it('429 from the failed-authentication limit, before any token is checked', async () => {
+    api = await serveApi({ authFailuresPerMinute: 1 });
+    await expectDocumented(api, ['first guess', 'GET', '/plants', { headers: { authorization: 'Bearer guess-0123456789abcdef' } }, 401, ErrorCode.InvalidToken]);
+    await expectDocumented(api, ['good token', 'GET', '/plants/1', {}, 429, ErrorCode.RateLimited]);
+  });
+
+  it('a CORS preflight and a cross-origin answer', async () => {
+    api = await serveApi({ corsOrigins: ['http://app.example'] });
+    const origin = { origin: 'http://app.example' };
+    await expectDocumented(api, ['preflight', 'OPTIONS', '/plants', { headers: { ...origin, 'access-control-request-method': 'POST', authorization: '' } }, 204]);
+    await expectDocumented(api, ['cross-origin list', 'GET', '/plants', { headers: origin }, 200]);
+  });
+});
+
+describe('failure responses match the OpenAPI document', () => {
+  let server: Server;
+  let document: Record<string, any>;
+  afterEach(() => new Promise((resolve) => server.close(resolve)));
+
+  /** A server over use cases and storage that fail: statuses a healthy store never gives. */
+  async function serveFailing(failure: Error): Promise<string> {
+    const fail = { execute: async () => Promise.reject(failure) };
+    const app = createHttpApp({
+      useCases: { listPlants: fail, getPlant: fail, createPlant: fail, deletePlant: fail } as unknown as PlantUseCases,
+      tokenVerifier: new StaticTokenVerifier([openApiTestToken]),
+      basePath: '',
+      bodyLimitBytes: 16 * 1024,
+      checkStorage: () => Promise.reject(failure),
+      log: { info: () => {}, error: () => {} },
+    });
+    server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    document = await (await fetch(`${url}/openapi.json`)).json();
+    return url;
+  }
+
+  const requests: [string, string, RequestInit][] = [
+    ['GET', '/plants', {}],
+    ['GET', '/plants/1', {}],
+    ['POST', '/plants', json({ id: 1, name: 'Fern' })],
+    ['DELETE', '/plants/1', {}],
+    ['GET', '/readyz', {}],
+  ];
+
+  for (const [status, failure] of [
+    [503, new PlantStoreError(ErrorCode.StorageUnavailable, 'storage did not answer in time')],
+    [500, new Error('a bug')],
+  ] as const) {
+    it(`${status} on every route that reaches storage`, async () => {
+      const url = await serveFailing(failure);
+      for (const [method, path, init] of requests) {
+        const response = await fetch(`${url}${path}`, { ...init, method, headers: { ...(init.headers as object), authorization: `Bearer ${openApiTestToken}` } });
+        await checkResponse(document, method, `${url}${path}`, response);
+        expect(response.status, `${method} ${path}`).to.equal(status);
+      }
+    });
+  }
+});

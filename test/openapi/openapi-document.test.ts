@@ -1,0 +1,136 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Router from '@koa/router';
+import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
+import { createHttpApp } from '../../adapters/http/create-http-app.js';
+import { statusByErrorCode } from '../../adapters/http/error-statuses.js';
+import { createPlantStore } from '../../composition/index.js';
+import { ErrorCode } from '../../core/index.js';
+import { schemasOf } from '../support/openapi-json-schemas.js';
+import { serveApi, type ServedApi } from '../support/openapi-server.js';
+import { projectRoot } from '../support/project-root.js';
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `METHOD /path/{param}` for every operation of the document. */
+function documentedOperations(document: Record<string, any>): string[] {
+  return Object.entries(document.paths as Record<string, any>).flatMap(([path, item]) =>
+    methods.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/** `METHOD /path/{param}` for every route of every router the app mounts (HEAD is GET's twin). */
+async function servedRoutes(basePath: string): Promise<string[]> {
+  const store = await createPlantStore();
+  const app = createHttpApp({
+    useCases: store.useCases,
+    tokenVerifier: new StaticTokenVerifier(['unused-token-0123456789abcdef']),
+    basePath,
+    bodyLimitBytes: 16 * 1024,
+    checkStorage: async () => {},
+    log: { info: () => {}, error: () => {} },
+  });
+  await store.close();
+  const routers = app.middleware.map((middleware) => (middleware as { router?: Router }).router).filter((router) => router !== undefined);
+  expect(routers.length, 'routers mounted').to.be.greaterThan(1);
+  return routers.flatMap((router) =>
+    router.stack.flatMap((layer) =>
+      layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+    ),
+  );
+}
+
+/** Every `{ error: { enum } }` a response of the document declares, with its status. */
+function errorEnums(document: Record<string, any>): { status: string; codes: number[]; where: string }[] {
+  const responses = [
+    ...Object.entries(document.paths as Record<string, any>).flatMap(([path, item]) =>
+      methods.filter((m) => item[m]).flatMap((m) => Object.entries(item[m].responses).map(([status, r]) => ({ status, r, where: `${m} ${path}` }))),
+    ),
+    ...Object.entries(document.components.responses).map(([name, r]: [string, any]) => ({ status: '', r, where: name })),
+  ];
+  return responses.flatMap(({ status, r, where }: any) => {
+    const codes = r.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.enum;
+    if (codes === undefined) return [];
+    return [{ status: status || String(statusByErrorCode[codes[0] as ErrorCode]), codes, where }];
+  });
+}
+
+describe('the OpenAPI document', () => {
+  let api: ServedApi;
+  afterEach(async () => api?.close());
+
+  for (const basePath of ['', '/v1']) {
+    it(`is a valid OpenAPI 3.1 document${basePath ? ` with base path ${basePath}` : ''}`, async () => {
+      api = await serveApi({ basePath });
+      const validator = new Validator();
+      const result = await validator.validate(api.document);
+      expect(result.errors, JSON.stringify(result.errors, null, 2)).to.equal(undefined);
+      expect(result.valid).to.equal(true);
+      expect(validator.version).to.equal('3.1');
+    });
+
+    it(`documents every route the routers serve, and no other${basePath ? ` (base path ${basePath})` : ''}`, async () => {
+      api = await serveApi({ basePath });
+      expect(documentedOperations(api.document).sort()).to.deep.equal((await servedRoutes(basePath)).sort());
+    });
+  }
+
+  it('is checked by a validator that does reject a broken document', async () => {
+    api = await serveApi();
+    const broken = structuredClone(api.document);
+    delete broken.paths['/healthz'].get.responses['200'].description;
+    expect((await new Validator().validate(broken)).valid).to.equal(false);
+  });
+
+  it('puts the plant paths under the base path and keeps the operational ones at the root', async () => {
+    api = await serveApi({ basePath: '/v1' });
+    expect(Object.keys(api.document.paths)).to.include.members(['/v1/plants', '/v1/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/docs']);
+    expect(Object.keys(api.document.paths)).not.to.include('/plants');
+  });
+
+  it('carries the package version', async () => {
+    api = await serveApi();
+    const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
+    expect(api.document.info.version).to.equal(version);
+  });
+
+  it('lists every error code of the core, each under its own status and only there', async () => {
+    api = await serveApi();
+    expect(api.document.components.schemas.ErrorCode.enum).to.have.members(Object.values(ErrorCode));
+    const enums = errorEnums(api.document);
+    for (const code of Object.values(ErrorCode)) {
+      expect(enums.some((e) => e.codes.includes(code)), `code ${code} is in some response`).to.equal(true);
+      expect(api.document.components.schemas.ErrorCode.description).to.contain(`\`${code}\``);
+    }
+    for (const { status, codes, where } of enums) {
+      for (const code of codes) expect(statusByErrorCode[code as ErrorCode], `${code} in ${where} ${status}`).to.equal(Number(status));
+    }
+  });
+
+  it('requires the bearer token on exactly the plant operations', async () => {
+    api = await serveApi();
+    expect(api.document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    for (const [path, item] of Object.entries(api.document.paths as Record<string, any>)) {
+      for (const method of methods.filter((m) => item[m])) {
+        const open = item[method].security?.length === 0;
+        expect(open, `${method} ${path} is open`).to.equal(!path.startsWith('/plants'));
+        if (!open) expect(item[method].responses).to.include.keys('401', '429', '500', '503');
+      }
+    }
+  });
+
+  it('has only schemas that compile in strict JSON Schema 2020-12', async () => {
+    api = await serveApi();
+    const schemas = schemasOf(api.document);
+    for (const [name, schema] of Object.entries(api.document.components.schemas)) {
+      expect(() => schemas.problems(schema as object, null), name).not.to.throw();
+    }
+    const json = JSON.stringify(api.document);
+    for (const ref of new Set(json.match(/"#\/components\/[^"]+"/g))) {
+      const target = ref.slice(3, -1).split('/').reduce((node: any, key) => node?.[key], api.document);
+      expect(target, `${ref} resolves`).not.to.equal(undefined);
+    }
+  });
+});

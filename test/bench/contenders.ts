@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FromServer, ToServer } from './child-protocol.js';
+import { cpuSeconds } from './process-cpu.js';
+import { seedPlants } from './seed-plants.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const STARTUP_TIMEOUT_MS = 180_000;
+
+export interface Memory {
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
+  readonly forcedGc: boolean;
+}
+
+/** One server process under test, on loopback. */
+export interface Contender {
+  /** Short name used in tables. */
+  readonly name: string;
+  readonly pid: number;
+  readonly url: string;
+  /** Whether the server checks the bearer token (json-server does not). */
+  readonly checksToken: boolean;
+  /** What the contender answers a list request with (json-server's `_limit`, the others' `limit`). */
+  listPath(limit: number): string;
+  /** CPU seconds (user + system) the process has used so far. */
+  cpuSeconds(): number;
+  /** Resident memory after a forced GC; undefined for servers that cannot report it. */
+  memory(): Promise<Memory | undefined>;
+  stop(): Promise<void>;
+  readonly preloadSeconds: number;
+}
+
+export interface NodeContenderOptions {
+  readonly name: string;
+  readonly plants: number;
+  readonly token: string;
+  /** Extra variables, e.g. MONGODB_URI. */
+  readonly env?: Record<string, string>;
+  /** Extra options for node, e.g. --cpu-prof. */
+  readonly nodeOptions?: readonly string[];
+}
+
+/** This server, started through the library as the CLI starts it (plant-store-server.js). */
+export function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
+  return startNodeChild(join(here, 'plant-store-server.js'), options, {
+    PLANT_STORE_TOKENS: options.token,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PLANT_STORE_LOG_LEVEL: 'info',
+    PLANT_STORE_RATE_LIMIT: 'off',
+  });
+}
+
+/** The bare node:http ceiling (bare-server.js). */
+export function startBareServer(options: NodeContenderOptions): Promise<Contender> {
+  return startNodeChild(join(here, 'bare-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0' });
+}
+
+// Settings of the server under test that the environment of whoever runs the benchmark
+// must not change: the benchmark sets the ones it needs and no others.
+const serverVariables = /^(PORT|HOST|MONGODB_URI|MONGODB_DB|PLANT_STORE_.*|BENCH_.*)$/;
+
+function cleanEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !serverVariables.test(key) && key !== 'NODE_OPTIONS') env[key] = value;
+  }
+  return env;
+}
+
+function startNodeChild(script: string, options: NodeContenderOptions, serverEnv: Record<string, string>): Promise<Contender> {
+  const child = spawn(process.execPath, ['--expose-gc', ...(options.nodeOptions ?? []), script], {
+    env: { ...cleanEnvironment(), ...serverEnv, ...options.env, BENCH_PLANTS: String(options.plants) },
+    // The request log goes to /dev/null: written, as in production, but not kept.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  const stderr = tail(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.name} did not start within ${STARTUP_TIMEOUT_MS / 1000} s`));
+    }, STARTUP_TIMEOUT_MS);
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} exited during start-up (${signal ?? `exit ${code}`}): ${stderr().trim().split('\n').pop() ?? ''}`));
+    };
+    child.once('exit', onExit);
+    child.on('message', function onMessage(message: FromServer) {
+      if (message.type === 'failed') {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        reject(new Error(`${options.name} failed to start: ${message.message}`));
+      } else if (message.type === 'ready') {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        clearTimeout(timer);
+        resolve(nodeContender(options.name, child, message.port, message.preloadSeconds));
+      }
+    });
+  });
+}
+
+function nodeContender(name: string, child: ChildProcess, port: number, preloadSeconds: number): Contender {
+  const pid = child.pid!;
+  return {
+    name,
+    pid,
+    url: `http://127.0.0.1:${port}`,
+    checksToken: true,
+    preloadSeconds,
+    listPath: (limit) => `/plants?limit=${limit}`,
+    cpuSeconds: () => cpuSeconds(pid),
+    memory: () =>
+      new Promise((resolve) => {
+        const onMessage = (message: FromServer) => {
+          if (message.type !== 'memory') return;
+          child.off('message', onMessage);
+          resolve({ rss: message.rss, heapUsed: message.heapUsed, heapTotal: message.heapTotal, external: message.external, forcedGc: message.forcedGc });
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'memory' } satisfies ToServer);
+      }),
+    stop: () => stopChild(child, () => child.send({ type: 'stop' } satisfies ToServer)),
+  };
+}
+
+/**
+ * json-server 0.17 as a user runs it (`json-server db.json`, its defaults: request log on,
+ * CORS and gzip middleware on, no auth), on a db.json holding the same plants.
+ */
+export async function startJsonServer(options: { plants: number; port: number }): Promise<Contender> {
+  const folder = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
+  const database = join(folder, 'db.json');
+  writeFileSync(database, JSON.stringify({ plants: [...seedPlants(options.plants)] }, null, 2));
+  const packageJson = require.resolve('json-server/package.json');
+  const { bin } = require('json-server/package.json') as { bin: string };
+  const child = spawn(process.execPath, [join(dirname(packageJson), bin), database, '--port', String(options.port), '--host', '127.0.0.1'], {
+    cwd: folder,
+    env: cleanEnvironment(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stderr = tail(child);
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`json-server exited during start-up: ${stderr().trim().split('\n').pop() ?? ''}`);
+    try {
+      const response = await fetch(`${url}/plants?_limit=1`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('json-server did not start in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const pid = child.pid!;
+  return {
+    name: 'json-server 0.17',
+    pid,
+    url,
+    checksToken: false,
+    preloadSeconds: 0,
+    listPath: (limit) => `/plants?_limit=${limit}`,
+    cpuSeconds: () => cpuSeconds(pid),
+    memory: async () => undefined,
+    stop: async () => {
+      await stopChild(child, () => child.kill('SIGTERM'));
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asks a child to stop, and kills it if it has not within 5 s. */
+async function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    ask();
+  } catch {
+    child.kill('SIGTERM');
+  }
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Keeps the last few KiB of a child's standard error, for start-up failure messages. */
+function tail(child: ChildProcess): () => string {
+  let text = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text = (text + chunk.toString()).slice(-4000);
+  });
+  return () => text;
+}

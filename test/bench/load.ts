@@ -1,0 +1,133 @@
+import autocannon from 'autocannon';
+import type { Contender } from './contenders.js';
+import { newPlantBody } from './seed-plants.js';
+
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4';
+
+export interface Workload {
+  readonly id: WorkloadId;
+  readonly title: string;
+  /** What one request of it is, for the report. */
+  readonly describe: (contender: Contender) => string;
+  readonly requests: (contender: Contender, ids: IdSource) => autocannon.Request[];
+}
+
+/** Hands out plant ids no server has seen, across every run of one benchmark. */
+export class IdSource {
+  constructor(private next: number) {}
+  take(): number {
+    return this.next++;
+  }
+}
+
+const LIST_LIMIT = 100;
+const SEEDED = 1000;
+
+/** Seeded ids 1…1000 in a scrambled order, the same for every contender. */
+const lookupIds = Array.from({ length: SEEDED }, (_, i) => ((i * 7919) % SEEDED) + 1);
+
+export const workloads: Record<WorkloadId, Workload> = {
+  W1: {
+    id: 'W1',
+    title: `list ${LIST_LIMIT} plants`,
+    describe: (c) => `GET ${c.listPath(LIST_LIMIT)}`,
+    requests: (c) => [{ method: 'GET', path: c.listPath(LIST_LIMIT) }],
+  },
+  W2: {
+    id: 'W2',
+    title: 'create plants (unique ids)',
+    describe: () => 'POST /plants, a new id each time',
+    requests: (_c, ids) => [
+      {
+        method: 'POST',
+        path: '/plants',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: newPlantBody(ids.take()) }),
+      },
+    ],
+  },
+  W3: {
+    id: 'W3',
+    title: 'get one plant',
+    describe: () => `GET /plants/{id}, ids 1–${SEEDED} in turn`,
+    requests: () => lookupIds.map((id) => ({ method: 'GET' as const, path: `/plants/${id}` })),
+  },
+  W4: {
+    id: 'W4',
+    title: 'create then delete',
+    describe: () => 'POST /plants a new id, then DELETE /plants/{that id}, per connection',
+    requests: (_c, ids) => [
+      {
+        method: 'POST',
+        path: '/plants',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request, context) => {
+          const id = ids.take();
+          (context as { id?: number }).id = id;
+          return { ...request, body: newPlantBody(id) };
+        },
+      },
+      {
+        method: 'DELETE',
+        path: '/plants/0',
+        setupRequest: (request, context) => ({ ...request, path: `/plants/${(context as { id?: number }).id}` }),
+      },
+    ],
+  },
+};
+
+/** One measured run of one workload against one server. */
+export interface RunResult {
+  /** Completed requests. */
+  readonly requests: number;
+  readonly seconds: number;
+  readonly requestsPerSecond: number;
+  /** CPU seconds the server process used during the run. */
+  readonly serverCpuSeconds: number;
+  readonly requestsPerCpuSecond: number;
+  /** Share of one core the load generator used (above ~0.9 it may be the limit). */
+  readonly loadGeneratorCpu: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly statusCodes: Record<string, number>;
+}
+
+export interface LoadOptions {
+  readonly seconds: number;
+  readonly connections: number;
+  readonly token: string;
+}
+
+export async function runLoad(contender: Contender, workload: Workload, ids: IdSource, options: LoadOptions): Promise<RunResult> {
+  const cpuBefore = contender.cpuSeconds();
+  const ownBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const result = await autocannon({
+    url: contender.url,
+    connections: options.connections,
+    duration: options.seconds,
+    headers: { authorization: `Bearer ${options.token}` },
+    requests: workload.requests(contender, ids),
+  });
+  const wall = (performance.now() - wallBefore) / 1000;
+  const own = process.cpuUsage(ownBefore);
+  const serverCpuSeconds = contender.cpuSeconds() - cpuBefore;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(count ?? 0);
+  const requests = result.requests.total;
+  return {
+    requests,
+    seconds: result.duration,
+    requestsPerSecond: requests / result.duration,
+    serverCpuSeconds,
+    requestsPerCpuSecond: serverCpuSeconds > 0 ? requests / serverCpuSeconds : Number.NaN,
+    loadGeneratorCpu: (own.user + own.system) / 1e6 / wall,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+  };
+}

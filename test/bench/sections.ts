@@ -1,0 +1,291 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/free-port.js';
+import { startBareServer, startJsonServer, startPlantStore, type Contender, type Memory } from './contenders.js';
+import { IdSource, runLoad, workloads, type LoadOptions, type RunResult, type Workload, type WorkloadId } from './load.js';
+import type { RawAnswer, RawCommand } from './mongo-raw-loop.js';
+import { FIRST_WRITE_ID } from './seed-plants.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export interface Settings {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  readonly sizes: readonly number[];
+  readonly sections: ReadonlySet<SectionName>;
+}
+
+export type SectionName = 'compare' | 'scaling' | 'mongodb';
+
+export const SEEDED_PLANTS = 1000;
+export const CONTENDERS = { plantStore: 'this server', bare: 'node:http ceiling', jsonServer: 'json-server 0.17' } as const;
+
+/** Progress on standard error, so a long unattended run shows where it is. */
+const startedAt = performance.now();
+export function progress(message: string): void {
+  const elapsed = Math.round((performance.now() - startedAt) / 1000);
+  process.stderr.write(`[${String(Math.floor(elapsed / 60)).padStart(2, '0')}:${String(elapsed % 60).padStart(2, '0')}] ${message}\n`);
+}
+
+/**
+ * After a run, requests the load generator gave up on at its deadline may still be in the
+ * server (waiting for a database, say). Give them time to finish, so they do not eat into
+ * the next contender's run: twice the run's p99, at least 0.2 s, at most 10 s.
+ */
+export function settle(run: RunResult): Promise<void> {
+  const seconds = Math.min(10, Math.max(0.2, (2 * run.p99Ms) / 1000));
+  return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+}
+
+function summary(run: RunResult): string {
+  const problems = run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : '';
+  return `${Math.round(run.requestsPerSecond)} req/s, ${Math.round(run.requestsPerCpuSecond)} req/CPU-s, p99 ${run.p99Ms} ms${problems}`;
+}
+
+export interface Series {
+  readonly contender: string;
+  readonly request: string;
+  readonly runs: RunResult[];
+}
+
+export interface WorkloadComparison {
+  readonly workload: Workload;
+  readonly series: Series[];
+}
+
+/**
+ * Rounds A B C, A B C, … of one workload against servers that all stay up for the
+ * workload, after one warm-up each that is not measured.
+ */
+async function interleave(
+  label: string,
+  contenders: readonly Contender[],
+  workloadFor: (contender: Contender) => Workload,
+  ids: IdSource,
+  settings: Settings,
+  load: LoadOptions,
+): Promise<Series[]> {
+  const series: Series[] = contenders.map((c) => ({ contender: c.name, request: workloadFor(c).describe(c), runs: [] }));
+  if (settings.warmupSeconds > 0) {
+    for (const contender of contenders) {
+      progress(`${label}: warming up ${contender.name}`);
+      await settle(await runLoad(contender, workloadFor(contender), ids, { ...load, seconds: settings.warmupSeconds }));
+    }
+  }
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const [index, contender] of contenders.entries()) {
+      const run = await runLoad(contender, workloadFor(contender), ids, load);
+      series[index]!.runs.push(run);
+      progress(`${label} round ${round}/${settings.rounds}, ${contender.name}: ${summary(run)}`);
+      await settle(run);
+    }
+  }
+  return series;
+}
+
+/** This server, the bare ceiling and json-server, each started afresh for each workload. */
+export async function compareSection(settings: Settings, token: string): Promise<WorkloadComparison[]> {
+  const ids = new IdSource(FIRST_WRITE_ID);
+  const load = { seconds: settings.seconds, connections: settings.connections, token };
+  const results: WorkloadComparison[] = [];
+  for (const id of ['W1', 'W2', 'W3', 'W4'] as WorkloadId[]) {
+    const workload = workloads[id];
+    progress(`${id} (${workload.title}): starting the three servers with ${SEEDED_PLANTS} plants each`);
+    const contenders: Contender[] = [];
+    try {
+      contenders.push(await startPlantStore({ name: CONTENDERS.plantStore, plants: SEEDED_PLANTS, token }));
+      contenders.push(await startBareServer({ name: CONTENDERS.bare, plants: SEEDED_PLANTS, token }));
+      contenders.push(await startJsonServer({ plants: SEEDED_PLANTS, port: await freePort() }));
+      const series = await interleave(id, contenders, () => workload, ids, settings, load);
+      results.push({ workload, series });
+    } finally {
+      for (const contender of contenders) await contender.stop();
+    }
+  }
+  return results;
+}
+
+export interface SizePoint {
+  readonly plants: number;
+  readonly preloadSeconds: number;
+  readonly afterPreload: Memory | undefined;
+  readonly afterLoad: Memory | undefined;
+}
+
+export interface ScalingResult {
+  readonly series: Series[];
+  readonly sizes: SizePoint[];
+}
+
+/** W1 on this server holding each size of store, interleaved; memory after a forced GC. */
+export async function scalingSection(settings: Settings, token: string): Promise<ScalingResult> {
+  const ids = new IdSource(FIRST_WRITE_ID);
+  const load = { seconds: settings.seconds, connections: settings.connections, token };
+  const contenders: Contender[] = [];
+  const sizes: SizePoint[] = [];
+  try {
+    const before: (Memory | undefined)[] = [];
+    for (const plants of settings.sizes) {
+      progress(`scaling: starting this server with ${plants.toLocaleString('en-US')} plants`);
+      const contender = await startPlantStore({ name: `${plants.toLocaleString('en-US')} plants`, plants, token });
+      contenders.push(contender);
+      before.push(await contender.memory());
+    }
+    const series = await interleave('scaling W1', contenders, () => workloads.W1, ids, settings, load);
+    for (const [index, contender] of contenders.entries()) {
+      const after = await contender.memory();
+      sizes.push({
+        plants: settings.sizes[index]!,
+        preloadSeconds: contender.preloadSeconds,
+        afterPreload: before[index],
+        afterLoad: after,
+      });
+    }
+    return { series, sizes };
+  } finally {
+    for (const contender of contenders) await contender.stop();
+  }
+}
+
+/** One round of the raw-driver loop, in the shape of an HTTP run for the tables. */
+export interface RawRun {
+  readonly operations: number;
+  readonly operationsPerSecond: number;
+  readonly cpuSeconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly errors: number;
+}
+
+export interface MongoWorkload {
+  readonly workload: Workload;
+  readonly service: RunResult[];
+  readonly raw: RawRun[];
+}
+
+export type MongoResult =
+  | { readonly skipped: string }
+  | { readonly database: string; readonly storage: string; readonly workloads: MongoWorkload[] };
+
+/**
+ * W1 and W2 against this server on MongoDB storage, interleaved with a raw-driver loop
+ * doing the same reads and inserts on the same collection of the same database: the
+ * database the tests use (MONGODB_URI, or the throwaway FerretDB the tests start).
+ */
+export async function mongoSection(settings: Settings, token: string): Promise<MongoResult> {
+  let uri: string;
+  let database: string;
+  let description: string;
+  let dropCollection: (uri: string, collection: string) => Promise<void>;
+  try {
+    progress('mongodb: getting the test database (the first run builds FerretDB, about a minute)');
+    const testDatabase = await import('../support/test-database.js');
+    const { databaseNameIn } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
+    const { FERRETDB_VERSION } = await import('../support/ferretdb-build.js');
+    const shared = await testDatabase.sharedDatabase();
+    uri = shared.uri;
+    database = databaseNameIn(uri) ?? testDatabase.TEST_DATABASE_NAME;
+    description =
+      shared.description === 'MONGODB_URI'
+        ? 'the database at MONGODB_URI'
+        : `FerretDB ${FERRETDB_VERSION} on SQLite, a throwaway instance on loopback started as the tests start it (test/support/test-database.ts)`;
+    dropCollection = testDatabase.dropCollection;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    progress(`mongodb: skipped: ${reason}`);
+    return { skipped: reason };
+  }
+
+  const collection = `bench_plants_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const mongoEnv = { MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_DATABASE: database, BENCH_MONGODB_COLLECTION: collection };
+  const load = { seconds: settings.seconds, connections: settings.connections, token };
+  const ids = new IdSource(FIRST_WRITE_ID);
+  let service: Contender | undefined;
+  let raw: RawLoop | undefined;
+  try {
+    progress(`mongodb: starting this server on ${description.split(',')[0]} with ${SEEDED_PLANTS} plants`);
+    service = await startPlantStore({ name: 'this server on MongoDB', plants: SEEDED_PLANTS, token, env: mongoEnv });
+    raw = await startRawLoop(mongoEnv);
+    const results: MongoWorkload[] = [];
+    for (const id of ['W1', 'W2'] as const) {
+      const workload = workloads[id];
+      const result: MongoWorkload = { workload, service: [], raw: [] };
+      if (settings.warmupSeconds > 0) {
+        progress(`mongodb ${id}: warming up`);
+        await settle(await runLoad(service, workload, ids, { ...load, seconds: settings.warmupSeconds }));
+        await raw.run(id, settings.warmupSeconds, settings.connections);
+      }
+      for (let round = 1; round <= settings.rounds; round++) {
+        const run = await runLoad(service, workload, ids, load);
+        result.service.push(run);
+        progress(`mongodb ${id} round ${round}/${settings.rounds}, service: ${summary(run)}`);
+        await settle(run);
+        const rawRun = await raw.run(id, settings.seconds, settings.connections);
+        result.raw.push(rawRun);
+        progress(`mongodb ${id} round ${round}/${settings.rounds}, raw driver: ${Math.round(rawRun.operationsPerSecond)} ops/s, p99 ${rawRun.p99Ms.toFixed(1)} ms${rawRun.errors ? `, ${rawRun.errors} errors` : ''}`);
+      }
+      results.push(result);
+    }
+    return { database: description, storage: 'MongoPlantRepository, writes acknowledged with `w: majority, journal: true`', workloads: results };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    progress(`mongodb: failed: ${reason}`);
+    return { skipped: `failed: ${reason}` };
+  } finally {
+    await service?.stop();
+    await raw?.stop();
+    await dropCollection(uri, collection).catch(() => {});
+  }
+}
+
+interface RawLoop {
+  run(workload: 'W1' | 'W2', seconds: number, concurrency: number): Promise<RawRun>;
+  stop(): Promise<void>;
+}
+
+function startRawLoop(env: Record<string, string>): Promise<RawLoop> {
+  const child = spawn(process.execPath, [join(here, 'mongo-raw-loop.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = () =>
+    new Promise<RawAnswer>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the raw-driver loop exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (answer: RawAnswer) => {
+        child.off('exit', onExit);
+        resolve(answer);
+      });
+    });
+  return next().then((answer) => {
+    if (answer.type !== 'ready') throw new Error(`the raw-driver loop did not start: ${answer.type === 'failed' ? answer.message : answer.type}`);
+    return {
+      run: async (workload, seconds, concurrency) => {
+        const answer = next();
+        child.send({ type: 'run', workload, seconds, concurrency } satisfies RawCommand);
+        const result = await answer;
+        if (result.type !== 'result') throw new Error(`the raw-driver loop failed: ${result.type === 'failed' ? result.message : result.type}`);
+        return {
+          operations: result.operations,
+          operationsPerSecond: result.operations / result.seconds,
+          cpuSeconds: result.cpuSeconds,
+          p50Ms: result.p50Ms,
+          p99Ms: result.p99Ms,
+          errors: result.errors,
+        };
+      },
+      stop: async () => {
+        if (child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.send({ type: 'stop' } satisfies RawCommand);
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+  });
+}

@@ -53,12 +53,16 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
   app.use(
     errorMiddleware((error, ctx) =>
-      options.log.error({ requestId: ctx.state.requestId, err: error }, `${ctx.method} ${ctx.path} failed unexpectedly`),
+      options.log.error(
+        { requestId: ctx.state.requestId, error: error.code, err: error.cause ?? error },
+        `${ctx.method} ${ctx.path} answered ${ctx.status} ${error.code}: ${error.message}`,
+      ),
     ),
   );
+  // The API first: every other router would otherwise try to match each API request.
+  app.use(plants.routes());
   app.use(operations.routes());
   app.use(docs.routes());
-  app.use(plants.routes());
   app.use(plants.allowedMethods());
   app.use(operations.allowedMethods());
   return app;

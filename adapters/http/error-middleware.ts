@@ -2,23 +2,29 @@ import type { Context, Middleware } from 'koa';
 import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
 
-/** Told about failures the caller only sees as 50001; the cause stays in the log. */
-export type UnexpectedErrorReporter = (error: unknown, ctx: Context) => void;
+/**
+ * Told about every failure answered with a 5xx (50001, 50301): the caller sees only the
+ * code, so the cause must reach the log.
+ */
+export type ServerErrorReporter = (error: PlantStoreError, ctx: Context) => void;
 
 /**
  * Outermost middleware: every failure, thrown or left as a bare 404/405 by the router,
  * leaves as `{ error, message }` with the mapped status. Headers set before the throw
  * (WWW-Authenticate, Allow, Retry-After) are kept; internals of 5xx never reach the body.
  */
-export function errorMiddleware(reportUnexpected: UnexpectedErrorReporter): Middleware {
+export function errorMiddleware(reportServerError: ServerErrorReporter): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.body == null) routingFailure(ctx);
     } catch (thrown) {
-      const error = isPlantStoreError(thrown) ? thrown : unexpected(thrown, ctx, reportUnexpected);
+      const error = isPlantStoreError(thrown)
+        ? thrown
+        : new PlantStoreError(ErrorCode.Internal, 'unexpected failure; the server logged it', { cause: thrown });
       ctx.status = statusByErrorCode[error.code];
       ctx.body = { error: error.code, message: error.message };
+      if (ctx.status >= 500) reportServerError(error, ctx);
     }
   };
 }
@@ -34,9 +40,4 @@ function routingFailure(ctx: Context): void {
       `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`,
     );
   }
-}
-
-function unexpected(thrown: unknown, ctx: Context, report: UnexpectedErrorReporter): PlantStoreError {
-  report(thrown, ctx);
-  return new PlantStoreError(ErrorCode.Internal, 'unexpected failure; the server logged it', { cause: thrown });
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { PageRequest, PlantUseCases } from '../../core/index.js';
+import type { NextPageQuery, PlantUseCases } from '../../core/index.js';
 import type { AuthState } from './bearer-auth.js';
 import { jsonBody, type JsonBodyState } from './json-body.js';
 
@@ -47,7 +47,7 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
 }
 
 /** RFC 8288 next link: the same query with the cursor moved, every other parameter kept. */
-function nextPageLink(path: string, querystring: string, next: PageRequest): string {
+function nextPageLink(path: string, querystring: string, next: NextPageQuery): string {
   const query = new URLSearchParams(querystring);
   query.set('limit', String(next.limit));
   query.set('after', String(next.after));

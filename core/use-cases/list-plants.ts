@@ -1,11 +1,18 @@
 import { parsePageQuery, type PageQueryInput } from '../parameter-validation.js';
 import type { Plant } from '../plant.js';
-import type { PageRequest, PlantRepository } from '../ports/plant-repository.js';
+import type { PlantRepository } from '../ports/plant-repository.js';
+
+/** The query for the following page, in the shape `execute` takes, filters kept. */
+export interface NextPageQuery {
+  readonly limit: number;
+  readonly after: number;
+  readonly tag?: readonly string[];
+}
 
 export interface PlantPage {
   readonly plants: Plant[];
-  /** The request for the following page; absent on the last page. */
-  readonly next?: PageRequest;
+  /** The query for the following page; absent on the last page. */
+  readonly next?: NextPageQuery;
 }
 
 export class ListPlants {
@@ -17,6 +24,7 @@ export class ListPlants {
     const rows = await this.plants.page({ ...request, limit: request.limit + 1 });
     if (rows.length <= request.limit) return { plants: rows };
     const plants = rows.slice(0, request.limit);
-    return { plants, next: { ...request, after: plants[plants.length - 1]!.id } };
+    const after = plants[plants.length - 1]!.id;
+    return { plants, next: request.tags === undefined ? { limit: request.limit, after } : { limit: request.limit, after, tag: request.tags } };
   }
 }

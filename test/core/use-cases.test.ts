@@ -90,7 +90,7 @@ describe('use cases', () => {
     it('a full page carries the request for the next one, keeping the filters', async () => {
       const page = await list.execute({ limit: '1', tag: ['odd'] });
       expect(page.plants.map((p) => p.id)).to.deep.equal([1]);
-      expect(page.next).to.deep.equal({ limit: 1, after: 1, tags: ['odd'] });
+      expect(page.next).to.deep.equal({ limit: 1, after: 1, tag: ['odd'] });
       const last = await list.execute({ limit: 2, after: 3, tag: 'odd' });
       expect(last.plants.map((p) => p.id)).to.deep.equal([5]);
       expect(last).not.to.have.property('next');

@@ -13,6 +13,8 @@ export interface MongoPlantRepositoryOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
+/** Longest a readiness ping may take (never longer than the call timeout). */
+export const PING_TIMEOUT_MS = 1000;
 export const DEFAULT_DATABASE_NAME = 'plant_store';
 export const DEFAULT_COLLECTION_NAME = 'plants';
 
@@ -126,7 +128,9 @@ export class MongoPlantRepository implements PlantRepository {
   }
 
   async ping(): Promise<void> {
-    await withDeadline(this.timeoutMS, (signal) => this.client.db('admin').command({ ping: 1 }, { signal }));
+    // Readiness probes want a quick answer: a database that needs longer is not ready.
+    const timeoutMS = Math.min(this.timeoutMS, PING_TIMEOUT_MS);
+    await withDeadline(timeoutMS, (signal) => this.client.db('admin').command({ ping: 1 }, { signal }));
   }
 
   /** Closes the connections; bounded like every other call. */

@@ -4,5 +4,4 @@ export type { PlantEventListener } from '../adapters/events/in-process-event-bus
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
 export type { CustomStorageOption, MongoStorageOption, StorageOption } from './storage.js';
-export { MongoPlantRepository } from '../adapters/storage/mongo/mongo-plant-repository.js';
 export { startServer, type RunningServer, type ServerOptions } from './server.js';

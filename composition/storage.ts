@@ -1,6 +1,5 @@
 import type { PlantRepository } from '../core/index.js';
 import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
-import { MongoPlantRepository } from '../adapters/storage/mongo/mongo-plant-repository.js';
 
 /** MongoDB at this URI; the database is the URI's path, else `databaseName`, else `plant_store`. */
 export interface MongoStorageOption {
@@ -33,6 +32,8 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
     return { repository: new MemoryPlantRepository(), description: 'memory', close: async () => {} };
   }
   if ('mongodbUri' in option) {
+    // Loaded only when asked for: the driver alone adds about 20 MB to a process.
+    const { MongoPlantRepository } = await import('../adapters/storage/mongo/mongo-plant-repository.js');
     // Connects and creates indexes now, so a wrong URI or a missing database stops start-up.
     const repository = await MongoPlantRepository.connect(option.mongodbUri, {
       ...(option.databaseName && { databaseName: option.databaseName }),

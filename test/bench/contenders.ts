@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliNodeFlags } from '../support/cli-node-flags.js';
 import type { FromServer, ToServer } from './child-protocol.js';
 import { cpuSeconds } from './process-cpu.js';
 import { seedPlants } from './seed-plants.js';
@@ -48,9 +49,13 @@ export interface NodeContenderOptions {
   readonly nodeOptions?: readonly string[];
 }
 
-/** This server, started through the library as the CLI starts it (plant-store-server.js). */
+/**
+ * This server, started through the library as the CLI starts it (plant-store-server.js),
+ * with the node flags of the CLI's shebang.
+ */
 export function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
-  return startNodeChild(join(here, 'plant-store-server.js'), options, {
+  const withCliFlags = { ...options, nodeOptions: [...cliNodeFlags(), ...(options.nodeOptions ?? [])] };
+  return startNodeChild(join(here, 'plant-store-server.js'), withCliFlags, {
     PLANT_STORE_TOKENS: options.token,
     PORT: '0',
     HOST: '127.0.0.1',

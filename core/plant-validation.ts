@@ -52,6 +52,5 @@ export function parseNewPlant(input: unknown): Plant {
     }
     throw error;
   }
-  const plant = { id: id as number, name: name as string };
-  return tag == null ? plant : { ...plant, tag: tag as string };
+  return tag == null ? { id: id as number, name: name as string } : { id: id as number, name: name as string, tag: tag as string };
 }

@@ -5,7 +5,9 @@ import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js
 const BTree = sortedBtree.default;
 type Tree = InstanceType<typeof BTree<number, Plant>>;
 
-const copy = (plant: Plant): Plant => (plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant });
+// Object literals of a fixed shape: a spread copy (`{ ...plant }`) can take twice the memory.
+const copy = (plant: Plant): Plant =>
+  plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
 
 /**
  * Plants in this process, in B+ trees keyed by id (one for all plants, one per tag), so a

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { PlantApi } from '../support/plant-api.js';
-import { requireDatabase, type TestDatabase } from '../support/test-database.js';
+import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
 const token = 'durability-token-0123456789abcdef';
 
@@ -11,17 +11,27 @@ describe('server on MongoDB: durability and several processes', function () {
   this.timeout(90_000);
   let database: TestDatabase;
   const servers: CliServer[] = [];
+  const databases: string[] = [];
   const start = async (databaseName: string) => {
     const server = await startCli({ PLANT_STORE_TOKENS: token, MONGODB_URI: withDatabase(database.uri, databaseName) });
     servers.push(server);
     return server;
   };
-  const uniqueDatabase = (what: string) => `plant_store_${what}_${randomBytes(4).toString('hex')}`;
+  const uniqueDatabase = (what: string) => {
+    const name = `plant_store_${what}_${randomBytes(4).toString('hex')}`;
+    databases.push(name);
+    return name;
+  };
   before(async function () {
     database = await requireDatabase(this);
   });
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
+    try {
+      await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
+    } finally {
+      // On the user's own MONGODB_URI these would otherwise pile up, run after run.
+      await Promise.all(databases.splice(0).map((name) => dropDatabase(database.uri, name)));
+    }
   });
 
   it('every create acknowledged with 200 is listed after the server is SIGKILLed mid-stream and restarted', async () => {

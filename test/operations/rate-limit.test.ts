@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
+import { startCli, type CliServer } from '../support/cli-process.js';
 
 const alice = 'alice-token-0123456789abcdef';
 const bob = 'bob-token-0123456789abcdef';
@@ -13,6 +14,8 @@ describe('rate limits', () => {
   };
   const get = (token?: string) =>
     fetch(`${server.url}/plants?limit=1`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+  const post = (token: string, body: string, contentType = 'application/json') =>
+    fetch(`${server.url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
   afterEach(async () => {
     await server?.close(0);
     await store?.close();
@@ -67,9 +70,90 @@ describe('rate limits', () => {
     for (let i = 0; i < 10; i++) expect((await get(alice)).status).to.equal(200);
   });
 
+  it('a token out of requests gets 429 before its body is looked at: not 415, 413 or 400; routing still comes first', async () => {
+    await start({ rateLimit: { perSecond: 0.5, burst: 1 } });
+    expect((await get(alice)).status).to.equal(200);
+    const bodies: [string, string, string | undefined][] = [
+      ['text/plain (else 415)', 'hello', 'text/plain'],
+      ['oversized (else 413)', JSON.stringify({ id: 1, name: 'Fern', padding: 'x'.repeat(17 * 1024) }), undefined],
+      ['malformed JSON (else 400 40002)', '{"id":', undefined],
+      ['an invalid plant (else 400 40001)', '{"id": 1, "name": ""}', undefined],
+    ];
+    for (const [what, body, contentType] of bodies) {
+      const refused = await post(alice, body, contentType);
+      expect(refused.status, what).to.equal(429);
+      expect((await refused.json()).error, what).to.equal(42901);
+      expect(refused.headers.get('retry-after'), what).to.match(/^[1-9]\d*$/);
+    }
+    const headers = { authorization: `Bearer ${alice}` };
+    expect((await fetch(`${server.url}/nope`, { headers })).status).to.equal(404);
+    expect((await fetch(`${server.url}/plants/1`, { method: 'PUT', headers })).status).to.equal(405);
+    expect(await store.list()).to.deep.equal({ plants: [] });
+  });
+
   it('off switch: with no limits configured, a long burst is all 200', async () => {
     await start({});
     const statuses = await Promise.all(Array.from({ length: 300 }, () => get(alice).then((r) => r.status)));
     expect(new Set(statuses)).to.deep.equal(new Set([200]));
+  });
+});
+
+describe('rate limits switched off on the command', () => {
+  // Beyond the defaults: a burst of 100 per token, 30 failed authentications per address.
+  const requests = 150;
+  const token = 'unlimited-token-0123456789abcdef';
+  let server: CliServer | undefined;
+  afterEach(async () => {
+    await server?.stop('SIGKILL');
+    server = undefined;
+  });
+
+  /** `requests` GETs with `authorization`, 10 at a time, so the burst is real but gentle. */
+  const burst = async (authorization: string) => {
+    const responses: Response[] = [];
+    for (let sent = 0; sent < requests; sent += 10) {
+      const batch = Array.from({ length: 10 }, () => fetch(`${server!.url}/plants?limit=1`, { headers: { authorization } }));
+      for (const response of await Promise.all(batch)) {
+        await response.arrayBuffer();
+        responses.push(response);
+      }
+    }
+    return responses;
+  };
+  const limitHeaders = (responses: Response[]) =>
+    responses.filter((r) => ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].some((name) => r.headers.has(name)));
+  /** How many responses had each status, e.g. { 200: 140, 429: 10 }. */
+  const count = (responses: Response[]) => {
+    const counts: Record<number, number> = {};
+    for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  };
+
+  const switches: [string, Record<string, string>, string[]][] = [
+    ['--rate-limit off --auth-failure-limit off', {}, ['--rate-limit', 'off', '--auth-failure-limit', 'off']],
+    [
+      'PLANT_STORE_RATE_LIMIT=off PLANT_STORE_AUTH_FAILURE_LIMIT=off',
+      { PLANT_STORE_RATE_LIMIT: 'off', PLANT_STORE_AUTH_FAILURE_LIMIT: 'off' },
+      [],
+    ],
+  ];
+  for (const [how, env, args] of switches) {
+    it(`${how}: ${requests} requests of one token are all 200 without RateLimit headers, ${requests} bad tokens from one address all 401`, async () => {
+      server = await startCli({ PLANT_STORE_TOKENS: token, ...env }, args);
+      const good = await burst(`Bearer ${token}`);
+      expect(count(good)).to.deep.equal({ 200: requests });
+      expect(limitHeaders(good)).to.have.length(0);
+      const bad = await burst('Bearer wrong-token-0123456789abcdef');
+      expect(count(bad)).to.deep.equal({ 401: requests });
+    });
+  }
+
+  it('by default the same bursts meet both limits (so the tests above exceed them)', async () => {
+    server = await startCli({ PLANT_STORE_TOKENS: token });
+    const good = await burst(`Bearer ${token}`);
+    expect(count(good)).to.include.keys('200', '429');
+    expect(good[0]!.headers.get('ratelimit-limit')).to.equal('100');
+    const bad = await burst('Bearer wrong-token-0123456789abcdef');
+    expect(count(bad)).to.include.keys('401', '429');
   });
 });

@@ -9,7 +9,7 @@ export const FERRETDB_VERSION = 'v1.24.2';
 const MODULE = 'github.com/FerretDB/FerretDB';
 const cacheDir = join(projectRoot, '.cache', 'ferretdb', FERRETDB_VERSION);
 const binaryPath = join(cacheDir, 'ferretdb');
-// Downloads plus a cold compile take about a minute; this only stops a stuck build.
+// Downloads plus a cold compile take 1–2 minutes; this only stops a stuck build.
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 
 let building: Promise<string> | undefined;
@@ -29,7 +29,7 @@ async function findBinaryOrBuild(): Promise<string> {
   if (await isFile(binaryPath)) return binaryPath;
   const go = await findGo();
   const started = Date.now();
-  process.stderr.write(`Building FerretDB ${FERRETDB_VERSION} for the MongoDB tests, once, into ${relative(projectRoot, cacheDir)}/ (about a minute on a cold Go cache)…\n`);
+  process.stderr.write(`Building FerretDB ${FERRETDB_VERSION} for the MongoDB tests, once, into ${relative(projectRoot, cacheDir)}/ (1–2 minutes on a cold Go cache)…\n`);
   await mkdir(cacheDir, { recursive: true });
   await removeStaleWork();
   // Private names for this build, renamed into place only when complete: an interrupted

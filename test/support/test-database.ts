@@ -14,7 +14,7 @@ import type { StorageFactory } from '../storage/storage-contract.js';
 
 /** Database for test collections when the URI names none; never the production default. */
 export const TEST_DATABASE_NAME = 'plant_store_test';
-// Room for a first run that builds FerretDB (about a minute) before the first test.
+// Room for a first run that builds FerretDB (1–2 minutes on a cold Go cache) before the first test.
 const SETUP_TIMEOUT_MS = 11 * 60_000;
 
 export interface TestDatabase {
@@ -130,6 +130,19 @@ export async function dropCollection(uri: string, collectionName: string): Promi
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   try {
     await client.db(testDatabaseName(uri)).dropCollection(collectionName);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Drops a whole test database through a short-lived client of its own, authenticated as
+ * `uri` says (not through a URI rewritten to name `databaseName`).
+ */
+export async function dropDatabase(uri: string, databaseName: string): Promise<void> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.db(databaseName).dropDatabase();
   } finally {
     await client.close();
   }

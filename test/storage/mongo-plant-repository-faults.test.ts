@@ -63,7 +63,7 @@ describe('mongo adapter when the database fails', () => {
   });
 
   it('a database that stops answering (process frozen) fails calls within the timeout, and they succeed once it answers again', async () => {
-    server.pause();
+    await server.pause();
     // Concurrently too: no call may wait for another's connection beyond its own timeout.
     const started = performance.now();
     const outcomes = await Promise.allSettled(Object.values(calls(repo)).map((call) => call()));

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,8 +96,24 @@ export class FerretDb {
   }
 
   /** Freezes the process: connections stay open and nothing answers, like a stuck server. */
-  pause(): void {
-    if (this.process !== undefined) killQuietly(this.process.pid, 'SIGSTOP');
+  /**
+   * Freezes the process and resolves once every one of its threads is stopped: SIGSTOP is
+   * delivered asynchronously, and a thread still running could answer one more request.
+   */
+  async pause(): Promise<void> {
+    if (this.process === undefined) return;
+    const { pid } = this.process;
+    killQuietly(pid, 'SIGSTOP');
+    if (!existsSync('/proc/self/task')) {
+      // No /proc to watch (not Linux): give the signal time to land.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return;
+    }
+    const deadline = Date.now() + 5000;
+    while (!allThreadsStopped(pid)) {
+      if (Date.now() > deadline) throw new Error(`FerretDB (pid ${pid}) did not stop within 5 s of SIGSTOP`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 
   resume(): void {
@@ -174,4 +190,16 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** Whether every thread of a process is in the stopped state (`T` in /proc/…/stat). */
+function allThreadsStopped(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).every((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    });
+  } catch {
+    return false; // a thread ended between the listing and the read: look again
+  }
 }

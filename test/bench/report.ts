@@ -1,5 +1,6 @@
 import type { RunResult } from './load.js';
 import { CONTENDERS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
+import { renderBreakdown } from './report-breakdown.js';
 import { spread, type Spread } from './stats.js';
 
 export interface Machine {
@@ -25,6 +26,7 @@ export interface Outcome {
   readonly totalSeconds: number;
   readonly machine: Machine;
   readonly compare?: WorkloadComparison[] | undefined;
+  readonly breakdown?: Series[] | undefined;
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
 }
@@ -151,6 +153,8 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
       { verdict: 'SKIP', text: '3. W1 p99 ≤ 2× the ceiling\'s — comparison section not run' },
     );
   }
+
+  if (outcome.breakdown !== undefined) out.push(...renderBreakdown(outcome.breakdown));
 
   // ---- scaling
   if (outcome.scaling !== undefined) {

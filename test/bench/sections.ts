@@ -19,7 +19,7 @@ export interface Settings {
   readonly sections: ReadonlySet<SectionName>;
 }
 
-export type SectionName = 'compare' | 'scaling' | 'mongodb';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb';
 
 export const SEEDED_PLANTS = 1000;
 export const CONTENDERS = { plantStore: 'this server', bare: 'node:http ceiling', jsonServer: 'json-server 0.17' } as const;
@@ -61,7 +61,7 @@ export interface WorkloadComparison {
  * Rounds A B C, A B C, … of one workload against servers that all stay up for the
  * workload, after one warm-up each that is not measured.
  */
-async function interleave(
+export async function interleave(
   label: string,
   contenders: readonly Contender[],
   workloadFor: (contender: Contender) => Workload,

@@ -1,0 +1,48 @@
+/**
+ * The framework floor for W3: GET /plants/{id} on Koa + @koa/router with the same bearer
+ * check as every contender (SHA-256 digests compared with timingSafeEqual) and nothing
+ * else — no request log, request ids, security headers, error mapping, validation, use
+ * case or repository. The distance from here to the node:http ceiling is what Koa costs;
+ * from this server down to here, what the service's own features cost.
+ *
+ * Variables: PORT (default 0), PLANT_STORE_TOKENS (comma-separated), BENCH_PLANTS.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerParent, tellParent } from './child-protocol.js';
+import { seedPlants, type SeedPlant } from './seed-plants.js';
+
+const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
+const tokenDigests = (process.env['PLANT_STORE_TOKENS'] ?? '').split(',').filter((t) => t !== '').map(digest);
+const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+const plants = new Map<number, SeedPlant>();
+const count = Number(process.env['BENCH_PLANTS'] ?? '1000');
+const started = performance.now();
+for (const plant of seedPlants(count)) plants.set(plant.id, plant);
+const preloadSeconds = (performance.now() - started) / 1000;
+
+const router = new Router();
+router.get('/plants/:id', (ctx) => {
+  const token = bearer.exec(ctx.get('Authorization'))?.[1];
+  const presented = token === undefined ? undefined : digest(token);
+  if (presented === undefined || !tokenDigests.some((expected) => timingSafeEqual(presented, expected))) {
+    ctx.status = 401;
+    ctx.body = { error: 40102, message: 'the bearer token is malformed or unknown' };
+    return;
+  }
+  const plant = plants.get(Number(ctx.params['id']));
+  ctx.status = plant === undefined ? 404 : 200;
+  ctx.body = plant ?? { error: 40401, message: 'no such plant' };
+});
+const app = new Koa();
+app.use(router.routes());
+
+const server = createServer(app.callback());
+server.listen(Number(process.env['PORT'] ?? '0'), '127.0.0.1', () => {
+  answerParent(() => new Promise((resolve) => server.close(() => resolve())));
+  tellParent({ type: 'ready', port: (server.address() as AddressInfo).port, plants: count, preloadSeconds, storage: 'memory (Map)' });
+});

@@ -1,5 +1,5 @@
 import type { RunResult } from './load.js';
-import { CONTENDERS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
+import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { renderBreakdown } from './report-breakdown.js';
 import { spread, type Spread } from './stats.js';
 
@@ -160,7 +160,7 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
   if (outcome.scaling !== undefined) {
     const { series, sizes } = outcome.scaling;
     out.push('## Scaling with the size of the store', '');
-    out.push(`W1 on this server (in memory) holding ${sizes.map((s) => s.plants.toLocaleString('en-US')).join(' / ')} plants, the three servers up side by side and measured in interleaved rounds. Memory is the server's resident set size (RSS) after a forced garbage collection (\`global.gc()\`, the process runs with \`--expose-gc\`), once after loading the plants and once after the rounds.`, '');
+    out.push(`W1 on this server (in memory) holding ${sizes.map((s) => s.plants.toLocaleString('en-US')).join(' / ')} plants, the three servers up side by side and measured in interleaved rounds. Memory is the server's resident set size (RSS) after a forced garbage collection (\`global.gc()\`, the process runs with \`--expose-gc\`), once after loading the plants and once after the rounds — ${MEMORY_SETTLE_MS / 1000} s after the last round ended, for every size alike (read at once, the size measured last would carry up to 30 MB that its just-ended run still held).`, '');
     out.push(...seriesTable(series, 'plants'), '');
     out.push(
       '| plants | loading time (through `create`) | RSS after loading | RSS after the rounds | V8 heap used / committed after the rounds | external (buffers) |',

@@ -22,6 +22,8 @@ export interface Settings {
 export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb';
 
 export const SEEDED_PLANTS = 1000;
+/** Wait after the scaling rounds before reading memory (see scalingSection). */
+export const MEMORY_SETTLE_MS = 2000;
 export const CONTENDERS = { plantStore: 'this server', bare: 'node:http ceiling', jsonServer: 'json-server 0.17' } as const;
 
 /** Progress on standard error, so a long unattended run shows where it is. */
@@ -136,6 +138,9 @@ export async function scalingSection(settings: Settings, token: string): Promise
       before.push(await contender.memory());
     }
     const series = await interleave('scaling W1', contenders, () => workloads.W1, ids, settings, load);
+    // The last contender's run has only just ended, the others' long ago: let every one
+    // finish releasing what its last run freed before reading any of them.
+    await new Promise((resolve) => setTimeout(resolve, MEMORY_SETTLE_MS));
     for (const [index, contender] of contenders.entries()) {
       const after = await contender.memory();
       sizes.push({

@@ -4,6 +4,7 @@
 // `npm start` passes the same flag; the benchmarks read it from this line.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, helpText, readConfig, wantsHelp } from './config.js';
+import { serverSettingsFrom, storageFrom } from './configured-options.js';
 import { createLogger } from './logger.js';
 import { createPlantStore } from './plant-store.js';
 import { startServer } from './server.js';
@@ -17,24 +18,12 @@ async function main(argv: string[]): Promise<void> {
   const log = createLogger(config.logLevel);
   const generated = config.tokens === undefined;
   const tokens = config.tokens ?? [randomBytes(32).toString('base64url')];
+  const storage = storageFrom(config);
   const store = await createPlantStore({
-    ...(config.mongodbUri && {
-      storage: { mongodbUri: config.mongodbUri, databaseName: config.mongodbDb, timeoutMs: config.storageTimeoutMs },
-    }),
+    ...(storage && { storage }),
     onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
   });
-  const server = await startServer({
-    store,
-    tokens,
-    host: config.host,
-    port: config.port,
-    basePath: config.basePath,
-    bodyLimitBytes: config.bodyLimitBytes,
-    log,
-    ...(config.rateLimit && { rateLimit: config.rateLimit }),
-    ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
-    corsOrigins: config.corsOrigins,
-  });
+  const server = await startServer({ store, tokens, log, ...serverSettingsFrom(config) });
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
   if (generated) {
     // Printed, never logged: it is a credential, shown once so the first run needs no set-up.

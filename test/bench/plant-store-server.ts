@@ -11,6 +11,7 @@
  * fresh one so the benchmark never touches data it did not write).
  */
 import { readConfig } from '../../composition/config.js';
+import { serverSettingsFrom, storageFrom } from '../../composition/configured-options.js';
 import { createLogger } from '../../composition/logger.js';
 import { createPlantStore } from '../../composition/plant-store.js';
 import { startServer } from '../../composition/server.js';
@@ -21,11 +22,9 @@ async function main(): Promise<void> {
   const config = readConfig(process.argv.slice(2));
   const log = createLogger(config.logLevel);
   if (config.tokens === undefined) throw new Error('the benchmark passes its token in PLANT_STORE_TOKENS');
-  const collectionName = process.env['BENCH_MONGODB_COLLECTION'] || undefined;
+  const storage = storageFrom(config, process.env['BENCH_MONGODB_COLLECTION'] || undefined);
   const store = await createPlantStore({
-    ...(config.mongodbUri && {
-      storage: { mongodbUri: config.mongodbUri, databaseName: config.mongodbDb, collectionName, timeoutMs: config.storageTimeoutMs },
-    }),
+    ...(storage && { storage }),
     onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
   });
 
@@ -34,18 +33,7 @@ async function main(): Promise<void> {
   for (const plant of seedPlants(count)) await store.create(plant);
   const preloadSeconds = (performance.now() - started) / 1000;
 
-  const server = await startServer({
-    store,
-    tokens: config.tokens,
-    host: config.host,
-    port: config.port,
-    basePath: config.basePath,
-    bodyLimitBytes: config.bodyLimitBytes,
-    log,
-    ...(config.rateLimit && { rateLimit: config.rateLimit }),
-    ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
-    corsOrigins: config.corsOrigins,
-  });
+  const server = await startServer({ store, tokens: config.tokens, log, ...serverSettingsFrom(config) });
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
   answerParent(async () => {
     await server.close(1000);

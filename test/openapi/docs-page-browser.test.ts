@@ -5,11 +5,11 @@ import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { openApiTestToken, serveApi, type ServedApi } from '../support/openapi-server.js';
 import { projectRoot } from '../support/project-root.js';
+import { inCi } from '../support/in-ci.js';
 
 // The Debian package's browser: CI installs it (.ci/run); playwright's own download cannot
 // run here, and a page test must not depend on a machine's stray browser.
 const chromiumPath = '/usr/bin/chromium';
-const inCi = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
 // The README's picture is refreshed on request only, so a test run leaves the tree clean:
 // UPDATE_DOCS_SCREENSHOT=1 npm test. Otherwise the shot goes beside the build output.
 const screenshotPath = process.env['UPDATE_DOCS_SCREENSHOT'] === '1'

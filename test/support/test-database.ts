@@ -4,6 +4,7 @@ import { MongoPlantRepository, databaseNameIn } from '../../adapters/storage/mon
 import { FerretDb } from './ferretdb.js';
 import { FERRETDB_VERSION, ferretDbBinary } from './ferretdb-build.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
+import { inCi } from './in-ci.js';
 
 /**
  * How the tests get a MongoDB: `MONGODB_URI` when set, otherwise a throwaway FerretDB
@@ -81,7 +82,7 @@ const howToEnable = 'set MONGODB_URI to a reachable MongoDB, or leave it unset a
 
 function unavailable(context: Mocha.Context, error: unknown): never {
   const reason = error instanceof Error ? error.message : String(error);
-  if (process.env['CI'] === 'true') throw new Error(`MongoDB tests cannot run under CI=true: ${reason}. To run them, ${howToEnable}.`);
+  if (inCi) throw new Error(`MongoDB tests cannot run under CI: ${reason}. To run them, ${howToEnable}.`);
   if (!skipNoticeShown) {
     skipNoticeShown = true;
     process.stderr.write(`MongoDB tests skipped: ${reason}. To run them, ${howToEnable}.\n`);

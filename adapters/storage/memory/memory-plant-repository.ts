@@ -3,39 +3,46 @@ import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js
 
 // sorted-btree is CommonJS with its class on `default`.
 const BTree = sortedBtree.default;
-type Tree = InstanceType<typeof BTree<number, Plant>>;
+/** What is kept of a plant: its id is the key it is stored under. */
+interface StoredPlant {
+  readonly name: string;
+  readonly tag?: string;
+}
+type Tree = InstanceType<typeof BTree<number, StoredPlant>>;
 
 // Object literals of a fixed shape: a spread copy (`{ ...plant }`) can take twice the memory.
-const copy = (plant: Plant): Plant =>
-  plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+const toStored = (plant: Plant): StoredPlant =>
+  Object.freeze(plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag });
+const toPlant = (id: number, stored: StoredPlant): Plant =>
+  stored.tag === undefined ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
 
 /**
  * Plants in this process, in B+ trees keyed by id (one for all plants, one per tag), so a
  * page is a range read, O(limit + log N), and never a sort or a scan.
  */
 export class MemoryPlantRepository implements PlantRepository {
-  private readonly byId: Tree = new BTree<number, Plant>();
+  private readonly byId: Tree = new BTree<number, StoredPlant>();
   private readonly byTag = new Map<string, Tree>();
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
-    if (tags === undefined) return rangeAfter(this.byId, after, limit).map(copy);
+    if (tags === undefined) return rangeAfter(this.byId, after, limit);
     // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
     const ranges = tags.flatMap((tag) => {
       const tree = this.byTag.get(tag);
       return tree === undefined ? [] : [rangeAfter(tree, after, limit)];
     });
-    return mergeById(ranges, limit).map(copy);
+    return mergeById(ranges, limit);
   }
 
   async findById(id: number): Promise<Plant | undefined> {
-    const plant = this.byId.get(id);
-    return plant && copy(plant);
+    const stored = this.byId.get(id);
+    return stored && toPlant(id, stored);
   }
 
   async add(plant: Plant): Promise<boolean> {
-    const stored = Object.freeze(copy(plant));
-    if (!this.byId.setIfNotPresent(stored.id, stored)) return false;
-    if (stored.tag !== undefined) this.tagTree(stored.tag).set(stored.id, stored);
+    const stored = toStored(plant);
+    if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
+    if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
     return true;
   }
 
@@ -60,7 +67,7 @@ export class MemoryPlantRepository implements PlantRepository {
 
   private tagTree(tag: string): Tree {
     let tree = this.byTag.get(tag);
-    if (tree === undefined) this.byTag.set(tag, (tree = new BTree<number, Plant>()));
+    if (tree === undefined) this.byTag.set(tag, (tree = new BTree<number, StoredPlant>()));
     return tree;
   }
 }
@@ -69,8 +76,8 @@ function rangeAfter(tree: Tree, after: number, limit: number): Plant[] {
   const plants: Plant[] = [];
   if (limit <= 0) return plants;
   // entries() starts at the first key >= its argument: O(log N), then one step per plant.
-  for (const [, plant] of tree.entries(after + 1)) {
-    plants.push(plant);
+  for (const [id, stored] of tree.entries(after + 1)) {
+    plants.push(toPlant(id, stored));
     if (plants.length === limit) break;
   }
   return plants;

@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MB young generation (V8's default grows to 16 MB) keeps a large in-memory store
-// compact: about 60 MB less resident memory at a million plants, for a few % of CPU.
+// compact: 50–60 MB less resident memory at a million plants, for a few % of CPU.
 // `npm start` passes the same flag; the benchmarks read it from this line.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, helpText, readConfig, wantsHelp } from './config.js';

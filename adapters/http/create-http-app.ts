@@ -28,8 +28,6 @@ export interface HttpAppOptions {
   readonly authFailuresPerMinute?: number | undefined;
   /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
   readonly corsOrigins?: readonly string[] | undefined;
-  /** Version in the OpenAPI document; default: this package's. */
-  readonly version?: string | undefined;
 }
 
 /**
@@ -47,7 +45,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     guard: guard(options),
   });
   const operations = operationalRoutes(options.checkStorage);
-  const docs = apiDocsRoutes(buildOpenApiDocument({ ...options, version: options.version ?? packageVersion }));
+  const docs = apiDocsRoutes(buildOpenApiDocument({ ...options, version: packageVersion }));
   app.use(requestLog(options.log));
   app.use(responseHeaders());
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ErrorCode, PlantStoreError } from '../../core/index.js';
-import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { MongoPlantRepository, PING_TIMEOUT_MS } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import { expectStoreError } from '../support/expect-error.js';
 import type { FerretDb } from '../support/ferretdb.js';
 import { TEST_DATABASE_NAME, requireDedicatedFerretDb, uniqueCollectionName } from '../support/test-database.js';
@@ -85,6 +85,19 @@ describe('mongo adapter when the database fails', () => {
     await server.kill();
     await server.start();
     expect(await repo.findById(7)).to.deep.equal({ id: 7, name: 'Calathea', tag: 'prayer' });
+  });
+
+  it('a readiness ping gives up after PING_TIMEOUT_MS even when calls may wait longer', async () => {
+    const patient = await MongoPlantRepository.connect(server.uri, { databaseName: TEST_DATABASE_NAME, collectionName: uniqueCollectionName(), timeoutMS: 5000 });
+    try {
+      await server.pause();
+      const started = performance.now();
+      await expectStoreError(patient.ping(), ErrorCode.StorageUnavailable);
+      expect(performance.now() - started).to.be.below(PING_TIMEOUT_MS + SLACK_MS);
+    } finally {
+      server.resume();
+      await patient.close();
+    }
   });
 
   it('connecting while the database is down fails as storage unavailable within the timeout', async () => {

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { ErrorCode, PlantStoreError } from '../../core/index.js';
 import { packageAsset } from './docs-assets.js';
 import { DOCS_PATH, DOCS_SCRIPT_NAME, docsContentSecurityPolicy, docsPageHtml, docsPageScript, OPENAPI_PATH } from './docs-page.js';
 import type { OpenApiDocument } from './openapi-document.js';
@@ -29,7 +28,8 @@ export function apiDocsRoutes(document: OpenApiDocument): Router {
   router.get(`${DOCS_PATH}/:asset`, async (ctx) => {
     const name = ctx.params['asset'] ?? '';
     const asset = name === DOCS_SCRIPT_NAME ? { type: 'text/javascript; charset=utf-8', body: script } : await packageAsset(name);
-    if (asset === undefined) throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path}`);
+    // No body: the error middleware answers it as any unknown path (404 40400).
+    if (asset === undefined) return;
     ctx.set('Cache-Control', longCache);
     ctx.type = asset.type;
     ctx.body = asset.body;

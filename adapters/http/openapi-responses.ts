@@ -3,7 +3,7 @@ import { statusByErrorCode } from './error-statuses.js';
 import { errorCodeLine, schemaRef, type JsonSchema } from './openapi-schemas.js';
 
 /** Headers every response carries (request log and response-headers middleware). */
-export const everyResponse = ['X-Request-Id', 'Cache-Control', 'X-Content-Type-Options'] as const;
+const everyResponse = ['X-Request-Id', 'Cache-Control', 'X-Content-Type-Options'] as const;
 /** Headers of a rate-limited route once the token is known, whatever the outcome. */
 export const rateLimitHeaders = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
 
@@ -47,7 +47,7 @@ export function componentHeaders(): Record<string, JsonSchema> {
   };
 }
 
-export function headerRefs(names: readonly string[]): Record<string, JsonSchema> {
+function headerRefs(names: readonly string[]): Record<string, JsonSchema> {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 

@@ -26,6 +26,20 @@ const SEEDED = 1000;
 /** Seeded ids 1…1000 in a scrambled order, the same for every contender. */
 const lookupIds = Array.from({ length: SEEDED }, (_, i) => ((i * 7919) % SEEDED) + 1);
 
+/** POST /plants with a fresh id each time; `onId` hears the id and the connection's context. */
+function createRequest(ids: IdSource, onId: (id: number, context: object) => void = () => {}): autocannon.Request {
+  return {
+    method: 'POST',
+    path: '/plants',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request, context) => {
+      const id = ids.take();
+      onId(id, context);
+      return { ...request, body: newPlantBody(id) };
+    },
+  };
+}
+
 export const workloads: Record<WorkloadId, Workload> = {
   W1: {
     id: 'W1',
@@ -37,14 +51,7 @@ export const workloads: Record<WorkloadId, Workload> = {
     id: 'W2',
     title: 'create plants (unique ids)',
     describe: () => 'POST /plants, a new id each time',
-    requests: (_c, ids) => [
-      {
-        method: 'POST',
-        path: '/plants',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: newPlantBody(ids.take()) }),
-      },
-    ],
+    requests: (_c, ids) => [createRequest(ids)],
   },
   W3: {
     id: 'W3',
@@ -57,16 +64,9 @@ export const workloads: Record<WorkloadId, Workload> = {
     title: 'create then delete',
     describe: () => 'POST /plants a new id, then DELETE /plants/{that id}, per connection',
     requests: (_c, ids) => [
-      {
-        method: 'POST',
-        path: '/plants',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request, context) => {
-          const id = ids.take();
-          (context as { id?: number }).id = id;
-          return { ...request, body: newPlantBody(id) };
-        },
-      },
+      createRequest(ids, (id, context) => {
+        (context as { id?: number }).id = id;
+      }),
       {
         method: 'DELETE',
         path: '/plants/0',

@@ -141,8 +141,8 @@ export function plantCrudSuite(storage: StorageFactory): void {
         expect(response.text).to.not.include('secret-detail');
         expect(response.text).to.not.include('db-primary');
       }
-      expect(t.server.unexpectedErrors).to.have.lengthOf(4);
-      expect(t.server.unexpectedErrors[0]).to.equal(internal);
+      expect(t.server.serverErrors).to.have.lengthOf(4);
+      expect(t.server.serverErrors[0]).to.equal(internal);
       t.server.breakStorage(undefined);
       expectPlantList(await t.http.get('/plants'), [{ id: 1, name: 'Fern' }]);
     });

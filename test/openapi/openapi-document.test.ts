@@ -42,6 +42,9 @@ async function servedRoutes(basePath: string): Promise<string[]> {
   );
 }
 
+/** The status each shared error response stands for, stated here rather than derived. */
+const componentStatus: Record<string, string> = { NoSuchRoute: '404', MethodNotAllowed: '405', UnparsableRequest: '400' };
+
 /** Every `{ error: { enum } }` a response of the document declares, with its status. */
 function errorEnums(document: Record<string, any>): { status: string; codes: number[]; where: string }[] {
   const responses = [
@@ -53,7 +56,7 @@ function errorEnums(document: Record<string, any>): { status: string; codes: num
   return responses.flatMap(({ status, r, where }: any) => {
     const codes = r.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.enum;
     if (codes === undefined) return [];
-    return [{ status: status || String(statusByErrorCode[codes[0] as ErrorCode]), codes, where }];
+    return [{ status: status || componentStatus[where]!, codes, where }];
   });
 }
 
@@ -98,11 +101,9 @@ describe('the OpenAPI document', () => {
 
   it('lists every error code of the core, each under its own status and only there', async () => {
     api = await serveApi();
-    expect(api.document.components.schemas.ErrorCode.enum).to.have.members(Object.values(ErrorCode));
     const enums = errorEnums(api.document);
     for (const code of Object.values(ErrorCode)) {
       expect(enums.some((e) => e.codes.includes(code)), `code ${code} is in some response`).to.equal(true);
-      expect(api.document.components.schemas.ErrorCode.description).to.contain(`\`${code}\``);
     }
     for (const { status, codes, where } of enums) {
       for (const code of codes) expect(statusByErrorCode[code as ErrorCode], `${code} in ${where} ${status}`).to.equal(Number(status));

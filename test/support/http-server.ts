@@ -30,8 +30,8 @@ export interface HttpServer {
   readonly openapi: Record<string, unknown>;
   /** The same store the server serves, for fast set-up and for checking what was stored. */
   readonly store: PlantStore;
-  /** Failures the server logged as unexpected (answered 500 50001). */
-  readonly unexpectedErrors: readonly unknown[];
+  /** Causes of the 5xx answers the server logged (50001 unexpected, 50301 storage unavailable). */
+  readonly serverErrors: readonly unknown[];
   /** From now on every storage call throws `error`; undefined makes storage work again. */
   breakStorage(error: Error | undefined): void;
   close(): Promise<void>;
@@ -73,10 +73,10 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
   const repository = new BreakableRepository(fixture.repository);
   const store = await createPlantStore({ storage: { repository, close: () => fixture.close(), description: 'http test' } });
   const tokens = Array.from({ length: options.tokenCount ?? 1 }, randomToken);
-  const unexpectedErrors: unknown[] = [];
+  const serverErrors: unknown[] = [];
   const log: HttpLog = {
     info: () => {},
-    error: (fields) => unexpectedErrors.push((fields as { err?: unknown }).err),
+    error: (fields) => serverErrors.push((fields as { err?: unknown }).err),
   };
   const basePath = options.basePath ?? '';
   let running: RunningServer;
@@ -95,7 +95,7 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
     token: tokens[0]!,
     tokens,
     store,
-    unexpectedErrors,
+    serverErrors,
     breakStorage: (error) => {
       repository.fault = error;
     },

@@ -1,5 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { schemasOf } from './openapi-json-schemas.js';
+import { NonOperationResponse } from '../../adapters/http/openapi-route-responses.js';
 
 type Obj = Record<string, any>;
 
@@ -22,7 +23,6 @@ const transportHeaders = new Set(['content-type', 'content-length', 'date', 'con
 const isTransportHeader = (name: string) => transportHeaders.has(name) || name.startsWith('access-control-');
 
 /** The `components.responses` the router's own answers must match (see the document's description). */
-const routerAnswers = { unknownPath: 'NoSuchRoute', otherMethod: 'MethodNotAllowed', options: 'AllowedMethods', preflight: 'CorsPreflight', unparsable: 'UnparsableRequest' };
 
 /** Every way `observed` is not what `document` describes; empty when it conforms. */
 export function documentationProblems(document: Obj, observed: ObservedResponse): string[] {
@@ -35,7 +35,7 @@ export function documentationProblems(document: Obj, observed: ObservedResponse)
   const problems = responseProblems(document, found, headers, observed.body, method);
   // A request the HTTP parser rejected is answered on any path, outside every operation.
   if (problems.length > 0 && observed.status === 400 && headers.get('connection') === 'close') {
-    const unparsable = component(document, routerAnswers.unparsable);
+    const unparsable = component(document, NonOperationResponse.UnparsableRequest);
     if (typeof unparsable !== 'string' && responseProblems(document, unparsable, headers, observed.body, method).length === 0) return [];
   }
   return problems.map((problem) => `${what} (${found.where}): ${problem}`);
@@ -63,15 +63,15 @@ interface Found {
 }
 
 function findResponse(document: Obj, method: string, path: string, status: number): Found | string {
-  if (method === 'options' && status === 204) return component(document, routerAnswers.preflight);
+  if (method === 'options' && status === 204) return component(document, NonOperationResponse.CorsPreflight);
   const item = matchPath(document, path);
   if (item === undefined) {
-    return status === 404 ? component(document, routerAnswers.unknownPath) : `no documented path matches, and only 404 is documented for unknown paths`;
+    return status === 404 ? component(document, NonOperationResponse.NoSuchRoute) : `no documented path matches, and only 404 is documented for unknown paths`;
   }
   const operation = item.value[method] ?? (method === 'head' ? item.value['get'] : undefined);
   if (operation === undefined) {
-    if (method === 'options') return component(document, routerAnswers.options);
-    return status === 405 ? component(document, routerAnswers.otherMethod) : `${method.toUpperCase()} is not documented on ${item.template}, so only 405 may answer`;
+    if (method === 'options') return component(document, NonOperationResponse.AllowedMethods);
+    return status === 405 ? component(document, NonOperationResponse.MethodNotAllowed) : `${method.toUpperCase()} is not documented on ${item.template}, so only 405 may answer`;
   }
   const responses: Obj = operation.responses ?? {};
   const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses['default'];

@@ -12,16 +12,18 @@ export const BREAKDOWN_STEPS = [
   { name: CONTENDERS.bare, what: 'as in the comparison' },
 ] as const;
 
+/** Seconds of each breakdown run: half the comparison's, so the whole benchmark stays short. */
+export const breakdownSeconds = (settings: Settings): number => Math.max(2, Math.round(settings.seconds / 2));
+
 /**
  * Where the time of one W3 request goes: this server with its features switched off one
- * by one (through its own settings), a bare Koa app, and the ceiling, interleaved. Runs
- * last half as long as the comparison's, to keep the whole benchmark under 15 minutes.
+ * by one (through its own settings), a bare Koa app, and the ceiling, interleaved.
  */
 export async function breakdownSection(settings: Settings, token: string): Promise<Series[]> {
-  const load = { seconds: Math.max(2, Math.round(settings.seconds / 2)), connections: settings.connections, token };
+  const load = { seconds: breakdownSeconds(settings), connections: settings.connections, token };
   const plants = SEEDED_PLANTS;
   const [shipped, noLog, noLogNoLimit, koa, bare] = BREAKDOWN_STEPS.map((step) => step.name);
-  progress('breakdown (W3): starting five servers');
+  progress(`breakdown (W3): starting ${BREAKDOWN_STEPS.length} servers`);
   const contenders: Contender[] = [];
   try {
     contenders.push(await startPlantStore({ name: shipped, plants, token }));

@@ -5,10 +5,10 @@ import { spread } from './stats.js';
 const perRequestMicros = (series: Series) => spread(series.runs.map((r) => 1e6 / r.requestsPerCpuSecond));
 
 /** The "where the time goes" section: one row per step, what each step costs per request. */
-export function renderBreakdown(series: readonly Series[]): string[] {
+export function renderBreakdown(series: readonly Series[], seconds: number): string[] {
   const out: string[] = ['## Where the time of a request goes (W3)', ''];
   out.push(
-    'W3 `GET /plants/{id}` on this server with its features switched off one by one through its own settings, on a bare Koa app with only the bearer check, and on the node:http ceiling — five servers up side by side, interleaved rounds of half the comparison\'s length. "CPU per request" is server CPU time (user + system) ÷ requests; "cost of the step" is how much more CPU the row needs than the row below it (medians).',
+    `W3 \`GET /plants/{id}\` on this server with its features switched off one by one through its own settings, on a bare Koa app with only the bearer check, and on the node:http ceiling — ${series.length} servers up side by side, interleaved rounds of ${seconds} s. "CPU per request" is server CPU time (user + system) ÷ requests; "cost of the step" is how much more CPU the row needs than the row below it (medians).`,
     '',
     '| server | what differs | req per server CPU-second, median (min–max) | CPU per request | against the ceiling | cost of the step | failed responses |',
     '|---|---|---:|---:|---:|---:|---:|',
@@ -23,7 +23,7 @@ export function renderBreakdown(series: readonly Series[]): string[] {
     const failed = row.runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
     const what = BREAKDOWN_STEPS.find((s) => s.name === row.contender)?.what ?? '';
     out.push(
-      `| ${row.contender} | ${what} | ${Math.round(rate.median).toLocaleString('en-US')} (${Math.round(rate.min).toLocaleString('en-US')}–${Math.round(rate.max).toLocaleString('en-US')}) | ${micros.toFixed(1)} µs | ${versus.toFixed(2)}× | ${step} | ${failed === 0 ? '0' : `⚠ ${failed}`} |`,
+      `| ${row.contender} | ${what} | ${Math.round(rate.median).toLocaleString('en-US')} (${Math.round(rate.min).toLocaleString('en-US')}–${Math.round(rate.max).toLocaleString('en-US')}) | ${micros.toFixed(1)} µs | ${Number.isFinite(versus) ? `${versus.toFixed(2)}×` : '–'} | ${step} | ${failed === 0 ? '0' : `⚠ ${failed}`} |`,
     );
   }
   out.push(

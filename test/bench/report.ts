@@ -1,5 +1,6 @@
 import type { RunResult } from './load.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
+import { breakdownSeconds } from './breakdown-section.js';
 import { renderBreakdown } from './report-breakdown.js';
 import { spread, type Spread } from './stats.js';
 
@@ -154,13 +155,13 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     );
   }
 
-  if (outcome.breakdown !== undefined) out.push(...renderBreakdown(outcome.breakdown));
+  if (outcome.breakdown !== undefined) out.push(...renderBreakdown(outcome.breakdown, breakdownSeconds(settings)));
 
   // ---- scaling
   if (outcome.scaling !== undefined) {
     const { series, sizes } = outcome.scaling;
     out.push('## Scaling with the size of the store', '');
-    out.push(`W1 on this server (in memory) holding ${sizes.map((s) => s.plants.toLocaleString('en-US')).join(' / ')} plants, the three servers up side by side and measured in interleaved rounds. Memory is the server's resident set size (RSS) after a forced garbage collection (\`global.gc()\`, the process runs with \`--expose-gc\`), once after loading the plants and once after the rounds — ${MEMORY_SETTLE_MS / 1000} s after the last round ended, for every size alike (read at once, the size measured last would carry up to 30 MB that its just-ended run still held).`, '');
+    out.push(`W1 on this server (in memory) holding ${sizes.map((s) => s.plants.toLocaleString('en-US')).join(' / ')} plants, ${sizes.length} servers up side by side and measured in interleaved rounds. Memory is the server's resident set size (RSS) after a forced garbage collection (\`global.gc()\`, the process runs with \`--expose-gc\`), once after loading the plants and once after the rounds — ${MEMORY_SETTLE_MS / 1000} s after the last round ended, for every size alike (read at once, the size measured last would still hold memory its just-ended run used).`, '');
     out.push(...seriesTable(series, 'plants'), '');
     out.push(
       '| plants | loading time (through `create`) | RSS after loading | RSS after the rounds | V8 heap used / committed after the rounds | external (buffers) |',
@@ -237,7 +238,7 @@ function comparisonTargets(compare: WorkloadComparison[], connections: number): 
   const w1 = byId.get('W1')!;
   const mineP99 = p99(find(w1, CONTENDERS.plantStore).runs).median;
   const bareP99 = p99(find(w1, CONTENDERS.bare).runs).median;
-  const t3ok = mineP99 <= 2 * bareP99 && failures(find(w1, CONTENDERS.plantStore).runs) === 0;
+  const t3ok = mineP99 <= 2 * bareP99 && failures(find(w1, CONTENDERS.plantStore).runs) === 0 && failures(find(w1, CONTENDERS.bare).runs) === 0;
   return [
     {
       verdict: t1ok ? 'PASS' : 'FAIL',
@@ -249,7 +250,7 @@ function comparisonTargets(compare: WorkloadComparison[], connections: number): 
     },
     {
       verdict: t3ok ? 'PASS' : 'FAIL',
-      text: `3. W1 p99 latency of this server ≤ 2× the ceiling's at ${connections} connections: ${decimal(mineP99)} ms vs ${decimal(bareP99)} ms = ${ratio(mineP99 / bareP99)} ${check(t3ok)}`,
+      text: `3. W1 p99 latency of this server ≤ 2× the ceiling's at ${connections} connections (medians of the rounds): ${decimal(mineP99)} ms vs ${decimal(bareP99)} ms = ${ratio(mineP99 / bareP99)} ${check(t3ok)}`,
     },
   ];
 }

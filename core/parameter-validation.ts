@@ -1,4 +1,4 @@
-import { array, number, object, string, ValidationError } from 'yup';
+import { array, number, string, ValidationError } from 'yup';
 import { ErrorCode } from './error-codes.js';
 import { MAX_PLANT_ID, MAX_TAG_LENGTH } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
@@ -24,15 +24,13 @@ function integerParameter(name: string, min: number, max: number) {
 
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
 
-const pageQuerySchema = object({
-  limit: integerParameter('limit', 1, MAX_PAGE_LIMIT).optional(),
-  after: integerParameter('after', 0, MAX_PLANT_ID).optional(),
-  tag: array(
-    string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
-  )
-    .max(MAX_TAG_FILTERS, `tag may be given at most ${MAX_TAG_FILTERS} times`)
-    .optional(),
-});
+// One schema per parameter, each run only when the parameter is given: a list request
+// usually names one or none, and an object schema would validate all three every time.
+const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
+const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
+const tagsSchema = array(
+  string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
+).max(MAX_TAG_FILTERS, `tag may be given at most ${MAX_TAG_FILTERS} times`);
 
 const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
 
@@ -56,16 +54,25 @@ export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
       throw new PlantStoreError(ErrorCode.InvalidParameter, `${name} may be given only once`);
     }
   }
-  const tags = input.tag === undefined ? undefined : Array.isArray(input.tag) ? input.tag : [input.tag];
-  let parsed;
-  try {
-    parsed = pageQuerySchema.validateSync({ limit: input.limit, after: input.after, tag: tags }, { abortEarly: false });
-  } catch (error) {
-    invalidParameter(error);
-  }
-  const request: { limit: number; after?: number; tags?: string[] } = { limit: parsed.limit ?? DEFAULT_PAGE_LIMIT };
-  if (parsed.after !== undefined) request.after = parsed.after;
-  if (parsed.tag !== undefined) request.tags = [...new Set(parsed.tag as string[])];
+  // Every bad parameter is named in one answer, as an object schema would with abortEarly off.
+  const problems: string[] = [];
+  const valid = <T>(schema: { validateSync(value: unknown, options: { abortEarly: boolean }): T }, raw: unknown): T | undefined => {
+    if (raw === undefined) return undefined;
+    try {
+      return schema.validateSync(raw, { abortEarly: false });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      problems.push(...error.errors);
+      return undefined;
+    }
+  };
+  const limit = valid(limitSchema, input.limit);
+  const after = valid(afterSchema, input.after);
+  const tags = valid(tagsSchema, input.tag === undefined || Array.isArray(input.tag) ? input.tag : [input.tag]);
+  if (problems.length > 0) throw new PlantStoreError(ErrorCode.InvalidParameter, [...new Set(problems)].join('; '));
+  const request: { limit: number; after?: number; tags?: string[] } = { limit: limit ?? DEFAULT_PAGE_LIMIT };
+  if (after !== undefined) request.after = after;
+  if (tags !== undefined) request.tags = [...new Set(tags as string[])];
   return request;
 }
 

@@ -15,7 +15,7 @@ export interface AuthState {
  * `onFailure` hears of every rejected request (for the per-address failure limit).
  */
 export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Middleware<AuthState> {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const header = ctx.get('Authorization');
     if (header === '') {
       onFailure(ctx);
@@ -30,6 +30,6 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
       throw new PlantStoreError(ErrorCode.InvalidToken, 'the bearer token is malformed or unknown');
     }
     ctx.state.tokenHolder = holder;
-    await next();
+    return next();
   };
 }

@@ -12,13 +12,13 @@ function tooManyRequests(ctx: Context, retryAfterSeconds: number, what: string):
  * (RateLimit-* fields of the IETF httpapi draft); a refusal is 429 with Retry-After.
  */
 export function tokenRateLimit(buckets: TokenBuckets): Middleware<{ tokenHolder: string }> {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const answer = buckets.take(ctx.state.tokenHolder);
     ctx.set('RateLimit-Limit', String(buckets.burst));
     ctx.set('RateLimit-Remaining', String(answer.remaining));
     ctx.set('RateLimit-Reset', String(answer.resetSeconds));
     if (!answer.allowed) throw tooManyRequests(ctx, answer.retryAfterSeconds, 'too many requests for this token');
-    await next();
+    return next();
   };
 }
 
@@ -29,12 +29,12 @@ export function tokenRateLimit(buckets: TokenBuckets): Middleware<{ tokenHolder:
  */
 export function authFailureLimit(buckets: TokenBuckets): { gate: Middleware; recordFailure: (ctx: Context) => void } {
   return {
-    gate: async (ctx, next) => {
+    gate: (ctx, next) => {
       if (buckets.isEmpty(ctx.ip)) {
         const answer = buckets.take(ctx.ip);
         throw tooManyRequests(ctx, answer.retryAfterSeconds, 'too many failed authentications from this address');
       }
-      await next();
+      return next();
     },
     recordFailure: (ctx) => {
       buckets.take(ctx.ip);

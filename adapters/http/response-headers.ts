@@ -5,9 +5,9 @@ import type { Middleware } from 'koa';
  * sniffed into HTML or kept by a shared cache.
  */
 export function responseHeaders(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-store');
-    await next();
+    return next();
   };
 }

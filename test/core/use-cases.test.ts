@@ -119,5 +119,10 @@ describe('use cases', () => {
         expect(error.message).to.match(name);
       }
     });
+
+    it('names every bad parameter in one answer', async () => {
+      const error = await expectStoreError(list.execute({ limit: 0, after: -1, tag: ' ' }), ErrorCode.InvalidParameter);
+      for (const name of [/limit/, /after/, /tag/]) expect(error.message).to.match(name);
+    });
   });
 });

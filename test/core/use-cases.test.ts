@@ -42,6 +42,18 @@ describe('use cases', () => {
       expect(events.events).to.deep.equal([]);
     });
 
+    it('reads each field once, so a getter cannot pass one value and store another', async () => {
+      const names = ['Fern', ''];
+      const input = {
+        id: 3,
+        get name() {
+          return names.shift();
+        },
+      };
+      expect(await create.execute(input)).to.deep.equal({ id: 3, name: 'Fern' });
+      expect(await repository.findById(3)).to.deep.equal({ id: 3, name: 'Fern' });
+    });
+
     it('something that is not an object is 40002', async () => {
       for (const input of [null, 'plant', 12, [{ id: 1, name: 'a' }]]) {
         await expectStoreError(create.execute(input), ErrorCode.MalformedBody);

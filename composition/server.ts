@@ -5,6 +5,7 @@ import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpLog } from '../adapters/http/request-log.js';
 import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
+import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
 
 export interface ServerOptions {
@@ -48,6 +49,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     useCases: options.store.useCases,
     tokenVerifier: new StaticTokenVerifier(options.tokens),
     basePath: options.basePath ?? '',
+    version: packageVersion,
     bodyLimitBytes: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     checkStorage: () => options.store.ping(),
     log: options.log ?? silent,

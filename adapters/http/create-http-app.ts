@@ -6,7 +6,6 @@ import { bearerAuth } from './bearer-auth.js';
 import { errorMiddleware } from './error-middleware.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
-import { packageVersion } from './package-version.js';
 import { plantRoutes } from './plant-routes.js';
 import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
 import { requestLog, type HttpLog } from './request-log.js';
@@ -18,6 +17,8 @@ export interface HttpAppOptions {
   readonly tokenVerifier: TokenVerifier;
   /** Prefix of every API path, e.g. `/v1`; empty by default. */
   readonly basePath: string;
+  /** The release serving the API, shown in the OpenAPI document. */
+  readonly version: string;
   readonly bodyLimitBytes: number;
   /** Resolves when storage answers, rejects (as 50301) when it does not. */
   readonly checkStorage: () => Promise<void>;
@@ -45,7 +46,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     guard: guard(options),
   });
   const operations = operationalRoutes(options.checkStorage);
-  const docs = apiDocsRoutes(buildOpenApiDocument({ ...options, version: packageVersion }));
+  const docs = apiDocsRoutes(buildOpenApiDocument(options));
   app.use(requestLog(options.log));
   app.use(responseHeaders());
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));

@@ -122,6 +122,7 @@ describe('failure responses match the OpenAPI document', () => {
       useCases: { listPlants: fail, getPlant: fail, createPlant: fail, deletePlant: fail } as unknown as PlantUseCases,
       tokenVerifier: new StaticTokenVerifier([openApiTestToken]),
       basePath: '',
+      version: '0.0.0-test',
       bodyLimitBytes: 16 * 1024,
       checkStorage: () => Promise.reject(failure),
       log: { info: () => {}, error: () => {} },

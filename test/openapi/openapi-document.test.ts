@@ -28,6 +28,7 @@ async function servedRoutes(basePath: string): Promise<string[]> {
     useCases: store.useCases,
     tokenVerifier: new StaticTokenVerifier(['unused-token-0123456789abcdef']),
     basePath,
+    version: '0.0.0-test',
     bodyLimitBytes: 16 * 1024,
     checkStorage: async () => {},
     log: { info: () => {}, error: () => {} },

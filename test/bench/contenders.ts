@@ -18,7 +18,6 @@ export interface Memory {
   readonly heapUsed: number;
   readonly heapTotal: number;
   readonly external: number;
-  readonly forcedGc: boolean;
 }
 
 /** One server process under test, on loopback. */
@@ -27,14 +26,14 @@ export interface Contender {
   readonly name: string;
   readonly pid: number;
   readonly url: string;
-  /** Whether the server checks the bearer token (json-server does not). */
-  readonly checksToken: boolean;
   /** What the contender answers a list request with (json-server's `_limit`, the others' `limit`). */
   listPath(limit: number): string;
   /** CPU seconds (user + system) the process has used so far. */
   cpuSeconds(): number;
   /** Resident memory after a forced GC; undefined for servers that cannot report it. */
   memory(): Promise<Memory | undefined>;
+  /** What the server says it stores plants in. */
+  readonly storage: string;
   stop(): Promise<void>;
   readonly preloadSeconds: number;
 }
@@ -114,28 +113,30 @@ function startNodeChild(script: string, options: NodeContenderOptions, serverEnv
         child.off('message', onMessage);
         child.off('exit', onExit);
         clearTimeout(timer);
-        resolve(nodeContender(options.name, child, message.port, message.preloadSeconds));
+        resolve(nodeContender(options.name, child, message));
       }
     });
   });
 }
 
-function nodeContender(name: string, child: ChildProcess, port: number, preloadSeconds: number): Contender {
+function nodeContender(name: string, child: ChildProcess, ready: Extract<FromServer, { type: 'ready' }>): Contender {
   const pid = child.pid!;
   return {
     name,
     pid,
-    url: `http://127.0.0.1:${port}`,
-    checksToken: true,
-    preloadSeconds,
+    url: `http://127.0.0.1:${ready.port}`,
+    preloadSeconds: ready.preloadSeconds,
+    storage: ready.storage,
     listPath: (limit) => `/plants?limit=${limit}`,
     cpuSeconds: () => cpuSeconds(pid),
     memory: () =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
         const onMessage = (message: FromServer) => {
           if (message.type !== 'memory') return;
           child.off('message', onMessage);
-          resolve({ rss: message.rss, heapUsed: message.heapUsed, heapTotal: message.heapTotal, external: message.external, forcedGc: message.forcedGc });
+          // The report gives memory after a forced GC; a figure without one would mislead.
+          if (!message.forcedGc) reject(new Error(`${name} could not force a garbage collection (started without --expose-gc?)`));
+          else resolve({ rss: message.rss, heapUsed: message.heapUsed, heapTotal: message.heapTotal, external: message.external });
         };
         child.on('message', onMessage);
         child.send({ type: 'memory' } satisfies ToServer);
@@ -148,7 +149,7 @@ function nodeContender(name: string, child: ChildProcess, port: number, preloadS
  * json-server 0.17 as a user runs it (`json-server db.json`, its defaults: request log on,
  * CORS and gzip middleware on, no auth), on a db.json holding the same plants.
  */
-export async function startJsonServer(options: { plants: number; port: number }): Promise<Contender> {
+export async function startJsonServer(options: { name: string; plants: number; port: number }): Promise<Contender> {
   const folder = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
   const database = join(folder, 'db.json');
   writeFileSync(database, JSON.stringify({ plants: [...seedPlants(options.plants)] }, null, 2));
@@ -178,11 +179,11 @@ export async function startJsonServer(options: { plants: number; port: number })
   }
   const pid = child.pid!;
   return {
-    name: 'json-server 0.17',
+    name: options.name,
     pid,
     url,
-    checksToken: false,
     preloadSeconds: 0,
+    storage: 'db.json',
     listPath: (limit) => `/plants?_limit=${limit}`,
     cpuSeconds: () => cpuSeconds(pid),
     memory: async () => undefined,

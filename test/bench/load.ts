@@ -7,8 +7,6 @@ export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4';
 export interface Workload {
   readonly id: WorkloadId;
   readonly title: string;
-  /** What one request of it is, for the report. */
-  readonly describe: (contender: Contender) => string;
   readonly requests: (contender: Contender, ids: IdSource) => autocannon.Request[];
 }
 
@@ -20,7 +18,8 @@ export class IdSource {
   }
 }
 
-const LIST_LIMIT = 100;
+/** Plants a W1 request asks for. */
+export const LIST_LIMIT = 100;
 const SEEDED = 1000;
 
 /** Seeded ids 1…1000 in a scrambled order, the same for every contender. */
@@ -44,25 +43,21 @@ export const workloads: Record<WorkloadId, Workload> = {
   W1: {
     id: 'W1',
     title: `list ${LIST_LIMIT} plants`,
-    describe: (c) => `GET ${c.listPath(LIST_LIMIT)}`,
     requests: (c) => [{ method: 'GET', path: c.listPath(LIST_LIMIT) }],
   },
   W2: {
     id: 'W2',
     title: 'create plants (unique ids)',
-    describe: () => 'POST /plants, a new id each time',
     requests: (_c, ids) => [createRequest(ids)],
   },
   W3: {
     id: 'W3',
     title: 'get one plant',
-    describe: () => `GET /plants/{id}, ids 1–${SEEDED} in turn`,
     requests: () => lookupIds.map((id) => ({ method: 'GET' as const, path: `/plants/${id}` })),
   },
   W4: {
     id: 'W4',
     title: 'create then delete',
-    describe: () => 'POST /plants a new id, then DELETE /plants/{that id}, per connection',
     requests: (_c, ids) => [
       createRequest(ids, (id, context) => {
         (context as { id?: number }).id = id;

@@ -9,7 +9,11 @@
  * Variables: MONGODB_URI, BENCH_MONGODB_DATABASE, BENCH_MONGODB_COLLECTION.
  */
 import { MongoClient } from 'mongodb';
+import { durableWrite } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { plantProjection, toDocument, type PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
+import { LIST_LIMIT } from './load.js';
 import { cpuSeconds } from './process-cpu.js';
+import { newPlant } from './seed-plants.js';
 import { quantile } from './stats.js';
 
 export type RawCommand =
@@ -21,14 +25,6 @@ export type RawAnswer =
   | { type: 'result'; operations: number; errors: number; seconds: number; cpuSeconds: number; p50Ms: number; p99Ms: number }
   | { type: 'failed'; message: string };
 
-interface Document {
-  _id: number;
-  name: string;
-  tag?: string;
-}
-
-const projection = { _id: 1, name: 1, tag: 1 } as const;
-const LIST_LIMIT = 100;
 // The service's inserts take ids from 10,000,000 up; these never meet them.
 let nextId = 500_000_000;
 
@@ -40,14 +36,11 @@ async function main(): Promise<void> {
   const collectionName = process.env['BENCH_MONGODB_COLLECTION'];
   if (!uri || !database || !collectionName) throw new Error('MONGODB_URI, BENCH_MONGODB_DATABASE and BENCH_MONGODB_COLLECTION are required');
   const client = await new MongoClient(uri, { appName: 'plant-store-bench-raw' }).connect();
-  const collection = client.db(database).collection<Document>(collectionName, { writeConcern: { w: 'majority', journal: true } });
+  const collection = client.db(database).collection<PlantDocument>(collectionName, { writeConcern: durableWrite });
 
   const operations: Record<'W1' | 'W2', () => Promise<unknown>> = {
-    W1: () => collection.find({ _id: { $gt: 0 } }, { sort: { _id: 1 }, limit: LIST_LIMIT, batchSize: LIST_LIMIT, projection }).toArray(),
-    W2: () => {
-      const id = nextId++;
-      return collection.insertOne({ _id: id, name: `Bench plant ${id}`, tag: 'bench' });
-    },
+    W1: () => collection.find({ _id: { $gt: 0 } }, { sort: { _id: 1 }, limit: LIST_LIMIT, batchSize: LIST_LIMIT, projection: plantProjection }).toArray(),
+    W2: () => collection.insertOne(toDocument(newPlant(nextId++))),
   };
 
   process.on('message', async (command: RawCommand) => {

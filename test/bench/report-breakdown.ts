@@ -1,4 +1,6 @@
 import { BREAKDOWN_STEPS } from './breakdown-section.js';
+import { decimal, integer, ratio, withRange } from './format.js';
+import { failures } from './run-figures.js';
 import type { Series } from './sections.js';
 import { spread } from './stats.js';
 
@@ -18,12 +20,12 @@ export function renderBreakdown(series: readonly Series[], seconds: number): str
     const rate = spread(row.runs.map((r) => r.requestsPerCpuSecond));
     const micros = perRequestMicros(row).median;
     const below = series[index + 1];
-    const step = below === undefined ? '–' : `${(micros - perRequestMicros(below).median).toFixed(1)} µs`;
+    const step = below === undefined ? '–' : `${decimal(micros - perRequestMicros(below).median)} µs`;
     const versus = spread(row.runs.map((r, i) => r.requestsPerCpuSecond / ceiling.runs[i]!.requestsPerCpuSecond)).median;
-    const failed = row.runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
+    const failed = failures(row.runs);
     const what = BREAKDOWN_STEPS.find((s) => s.name === row.contender)?.what ?? '';
     out.push(
-      `| ${row.contender} | ${what} | ${Math.round(rate.median).toLocaleString('en-US')} (${Math.round(rate.min).toLocaleString('en-US')}–${Math.round(rate.max).toLocaleString('en-US')}) | ${micros.toFixed(1)} µs | ${Number.isFinite(versus) ? `${versus.toFixed(2)}×` : '–'} | ${step} | ${failed === 0 ? '0' : `⚠ ${failed}`} |`,
+      `| ${row.contender} | ${what} | ${withRange(rate, integer)} | ${decimal(micros)} µs | ${ratio(versus)} | ${step} | ${failed === 0 ? '0' : `⚠ ${failed}`} |`,
     );
   }
   out.push(

@@ -1,8 +1,11 @@
-import type { RunResult } from './load.js';
-import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { breakdownSeconds } from './breakdown-section.js';
+import { decimal, integer, megabytes, ratio, withRange } from './format.js';
+import type { RunResult } from './load.js';
 import { renderBreakdown } from './report-breakdown.js';
-import { spread, type Spread } from './stats.js';
+import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
+import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
+import { spread } from './stats.js';
+import { comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
 
 export interface Machine {
   readonly cpu: string;
@@ -30,32 +33,6 @@ export interface Outcome {
   readonly breakdown?: Series[] | undefined;
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
-}
-
-export interface TargetLine {
-  readonly verdict: 'PASS' | 'FAIL' | 'SKIP';
-  readonly text: string;
-}
-
-const integer = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const decimal = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
-const ratio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
-const megabytes = (bytes: number | undefined) => (bytes === undefined ? '–' : `${(bytes / 1e6).toFixed(0)} MB`);
-const withRange = (s: Spread, format: (n: number) => string) => `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
-
-const rps = (runs: readonly RunResult[]) => spread(runs.map((r) => r.requestsPerSecond));
-const perCpu = (runs: readonly RunResult[]) => spread(runs.map((r) => r.requestsPerCpuSecond));
-const p50 = (runs: readonly RunResult[]) => spread(runs.map((r) => r.p50Ms));
-const p99 = (runs: readonly RunResult[]) => spread(runs.map((r) => r.p99Ms));
-const failures = (runs: readonly RunResult[]) => runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
-
-/** Round-by-round ratios of two interleaved series (round i of a against round i of b). */
-function pairedRatio(a: readonly number[], b: readonly number[]): Spread {
-  return spread(a.map((value, i) => value / b[i]!));
-}
-
-function find(comparison: WorkloadComparison, contender: string): Series {
-  return comparison.series.find((s) => s.contender === contender)!;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -125,8 +102,6 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     '',
   );
 
-  const targets: TargetLine[] = [];
-
   // ---- comparison
   if (outcome.compare !== undefined) {
     out.push('## This server, the ceiling and json-server', '');
@@ -146,13 +121,6 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
         '',
       );
     }
-    targets.push(...comparisonTargets(outcome.compare, settings.connections));
-  } else {
-    targets.push(
-      { verdict: 'SKIP', text: '1. ≥ 0.80× the node:http ceiling on W1, W2, W3 — comparison section not run' },
-      { verdict: 'SKIP', text: '2. ≥ 5× json-server on W1 and ≥ 25× on W2 — comparison section not run' },
-      { verdict: 'SKIP', text: '3. W1 p99 ≤ 2× the ceiling\'s — comparison section not run' },
-    );
   }
 
   if (outcome.breakdown !== undefined) out.push(...renderBreakdown(outcome.breakdown, breakdownSeconds(settings)));
@@ -174,19 +142,14 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
       );
     }
     out.push('');
-    targets.push(...scalingTargets(outcome.scaling, settings));
-  } else {
-    targets.push({ verdict: 'SKIP', text: '4. W1 at 1,000,000 plants ≥ 0.9× W1 at 1,000; RSS ≤ 250 MB — scaling section not run' });
   }
 
   // ---- MongoDB
   out.push('## MongoDB storage', '');
   if (outcome.mongo === undefined) {
     out.push('Not run.', '');
-    targets.push({ verdict: 'SKIP', text: '5. MongoDB storage ≥ 0.7× the raw-driver loop on W1 and W2 — section not run' });
   } else if ('skipped' in outcome.mongo) {
     out.push(`Skipped: ${outcome.mongo.skipped}`, '');
-    targets.push({ verdict: 'SKIP', text: `5. MongoDB storage ≥ 0.7× the raw-driver loop on W1 and W2 — skipped: ${outcome.mongo.skipped}` });
   } else {
     const mongo = outcome.mongo;
     out.push(
@@ -206,85 +169,17 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
       );
     }
     out.push('');
-    targets.push(mongoTarget(mongo));
   }
+
+  const targets: TargetLine[] = [
+    ...comparisonTargets(outcome.compare, settings.connections),
+    scalingTarget(outcome.scaling, settings),
+    mongoTarget(outcome.mongo),
+  ];
 
   out.push('## Targets', '');
   out.push('Ratios are measured within this run. Throughput targets 1, 2 and 4 use requests per server CPU-second; target 5 uses throughput (the database is the limit there, and it is outside the server process).', '');
   for (const target of targets) out.push(`- **${target.verdict}** ${target.text}`);
   out.push('');
   return { markdown: out.join('\n'), targets };
-}
-
-function check(ok: boolean): string {
-  return ok ? '✓' : '✗';
-}
-
-function comparisonTargets(compare: WorkloadComparison[], connections: number): TargetLine[] {
-  const byId = new Map(compare.map((c) => [c.workload.id, c]));
-  const perCpuRatio = (id: string, other: string) => {
-    const c = byId.get(id as never)!;
-    const mine = find(c, CONTENDERS.plantStore).runs;
-    const theirs = find(c, other).runs;
-    return { ratio: pairedRatio(mine.map((r) => r.requestsPerCpuSecond), theirs.map((r) => r.requestsPerCpuSecond)).median, failed: failures(mine) + failures(theirs) };
-  };
-  const invalid = (failed: number) => (failed > 0 ? ` (invalid: ${failed} non-2xx/errors)` : '');
-
-  const t1 = (['W1', 'W2', 'W3'] as const).map((id) => ({ id, ...perCpuRatio(id, CONTENDERS.bare) }));
-  const t1ok = t1.every((x) => x.ratio >= 0.8 && x.failed === 0);
-  const w1Peer = perCpuRatio('W1', CONTENDERS.jsonServer);
-  const w2Peer = perCpuRatio('W2', CONTENDERS.jsonServer);
-  const t2ok = w1Peer.ratio >= 5 && w2Peer.ratio >= 25 && w1Peer.failed + w2Peer.failed === 0;
-  const w1 = byId.get('W1')!;
-  const mineP99 = p99(find(w1, CONTENDERS.plantStore).runs).median;
-  const bareP99 = p99(find(w1, CONTENDERS.bare).runs).median;
-  const t3ok = mineP99 <= 2 * bareP99 && failures(find(w1, CONTENDERS.plantStore).runs) === 0 && failures(find(w1, CONTENDERS.bare).runs) === 0;
-  return [
-    {
-      verdict: t1ok ? 'PASS' : 'FAIL',
-      text: `1. This server ≥ 0.80× the node:http ceiling in requests per server CPU-second on W1, W2, W3: ${t1.map((x) => `${x.id} ${ratio(x.ratio)} ${check(x.ratio >= 0.8 && x.failed === 0)}${invalid(x.failed)}`).join(', ')}`,
-    },
-    {
-      verdict: t2ok ? 'PASS' : 'FAIL',
-      text: `2. This server ≥ 5× json-server on W1 and ≥ 25× on W2 (per server CPU-second): W1 ${ratio(w1Peer.ratio)} ${check(w1Peer.ratio >= 5 && w1Peer.failed === 0)}${invalid(w1Peer.failed)}, W2 ${ratio(w2Peer.ratio)} ${check(w2Peer.ratio >= 25 && w2Peer.failed === 0)}${invalid(w2Peer.failed)}`,
-    },
-    {
-      verdict: t3ok ? 'PASS' : 'FAIL',
-      text: `3. W1 p99 latency of this server ≤ 2× the ceiling's at ${connections} connections (medians of the rounds): ${decimal(mineP99)} ms vs ${decimal(bareP99)} ms = ${ratio(mineP99 / bareP99)} ${check(t3ok)}`,
-    },
-  ];
-}
-
-function scalingTargets(scaling: ScalingResult, settings: Settings): TargetLine[] {
-  const smallest = 0;
-  const largest = scaling.series.length - 1;
-  const small = scaling.series[smallest]!.runs;
-  const large = scaling.series[largest]!.runs;
-  const r = pairedRatio(large.map((x) => x.requestsPerCpuSecond), small.map((x) => x.requestsPerCpuSecond)).median;
-  const sizeNames = `${settings.sizes[largest]!.toLocaleString('en-US')} vs ${settings.sizes[smallest]!.toLocaleString('en-US')} plants`;
-  const standard = settings.sizes[smallest] === 1000 && settings.sizes[largest] === 1_000_000 ? '' : ' (not the standard sizes)';
-  const point = scaling.sizes[largest]!;
-  const rss = Math.max(point.afterPreload?.rss ?? Number.NaN, point.afterLoad?.rss ?? Number.NaN);
-  const failed = failures(small) + failures(large);
-  const throughputOk = r >= 0.9 && failed === 0;
-  const memoryOk = rss <= 250e6;
-  return [
-    {
-      verdict: throughputOk && memoryOk && standard === '' ? 'PASS' : 'FAIL',
-      text: `4. W1 at ${sizeNames}${standard}: ${ratio(r)} per CPU-second (≥ 0.9×) ${check(throughputOk)}${failed ? ` (invalid: ${failed} non-2xx/errors)` : ''}; RSS at ${settings.sizes[largest]!.toLocaleString('en-US')} plants ${megabytes(rss)} (≤ 250 MB, the larger of after loading and after the rounds) ${check(memoryOk)}`,
-    },
-  ];
-}
-
-function mongoTarget(mongo: Extract<MongoResult, { workloads: unknown }>): TargetLine {
-  const parts = mongo.workloads.map((w) => {
-    const r = pairedRatio(w.service.map((s) => s.requestsPerSecond), w.raw.map((x) => x.operationsPerSecond)).median;
-    const failed = failures(w.service) + w.raw.reduce((n, x) => n + x.errors, 0);
-    return { id: w.workload.id, r, ok: r >= 0.7 && failed === 0, failed };
-  });
-  const ok = parts.length === 2 && parts.every((p) => p.ok);
-  return {
-    verdict: ok ? 'PASS' : 'FAIL',
-    text: `5. MongoDB storage: service ≥ 0.7× the raw-driver loop on the same database (throughput): ${parts.map((p) => `${p.id} ${ratio(p.r)} ${check(p.ok)}${p.failed ? ` (invalid: ${p.failed} non-2xx/errors)` : ''}`).join(', ')}`,
-  };
 }

@@ -50,7 +50,6 @@ function summary(run: RunResult): string {
 
 export interface Series {
   readonly contender: string;
-  readonly request: string;
   readonly runs: RunResult[];
 }
 
@@ -71,7 +70,7 @@ export async function interleave(
   settings: Settings,
   load: LoadOptions,
 ): Promise<Series[]> {
-  const series: Series[] = contenders.map((c) => ({ contender: c.name, request: workloadFor(c).describe(c), runs: [] }));
+  const series: Series[] = contenders.map((c) => ({ contender: c.name, runs: [] }));
   if (settings.warmupSeconds > 0) {
     for (const contender of contenders) {
       progress(`${label}: warming up ${contender.name}`);
@@ -101,7 +100,7 @@ export async function compareSection(settings: Settings, token: string): Promise
     try {
       contenders.push(await startPlantStore({ name: CONTENDERS.plantStore, plants: SEEDED_PLANTS, token }));
       contenders.push(await startBareServer({ name: CONTENDERS.bare, plants: SEEDED_PLANTS, token }));
-      contenders.push(await startJsonServer({ plants: SEEDED_PLANTS, port: await freePort() }));
+      contenders.push(await startJsonServer({ name: CONTENDERS.jsonServer, plants: SEEDED_PLANTS, port: await freePort() }));
       const series = await interleave(id, contenders, () => workload, ids, settings, load);
       results.push({ workload, series });
     } finally {
@@ -185,11 +184,13 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   let uri: string;
   let database: string;
   let description: string;
+  let writeConcern: string;
   let dropCollection: (uri: string, collection: string) => Promise<void>;
   try {
     progress('mongodb: getting the test database (the first run builds FerretDB, about a minute)');
     const testDatabase = await import('../support/test-database.js');
-    const { databaseNameIn } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
+    const { databaseNameIn, durableWrite } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
+    writeConcern = JSON.stringify(durableWrite);
     const { FERRETDB_VERSION } = await import('../support/ferretdb-build.js');
     const shared = await testDatabase.sharedDatabase();
     uri = shared.uri;
@@ -235,7 +236,7 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
       }
       results.push(result);
     }
-    return { database: description, storage: 'MongoPlantRepository, writes acknowledged with `w: majority, journal: true`', workloads: results };
+    return { database: description, storage: `${service.storage}, writes acknowledged with \`${writeConcern}\``, workloads: results };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     progress(`mongodb: failed: ${reason}`);

@@ -24,7 +24,12 @@ export function* seedPlants(count: number): Generator<SeedPlant> {
 /** First id the write workloads use: far above any seeded id, so no write ever collides. */
 export const FIRST_WRITE_ID = 10_000_000;
 
+/** The plant a write workload creates with a fresh id. */
+export function newPlant(id: number): SeedPlant {
+  return { id, name: `Bench plant ${id}`, tag: 'bench' };
+}
+
 /** A body for POST /plants with a fresh id. */
 export function newPlantBody(id: number): string {
-  return JSON.stringify({ id, name: `Bench plant ${id}`, tag: 'bench' });
+  return JSON.stringify(newPlant(id));
 }

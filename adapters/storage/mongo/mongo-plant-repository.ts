@@ -29,7 +29,7 @@ export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as con
  * SQLite backend commits each write to a WAL file before answering, which outlives a
  * killed process as well.
  */
-const durableWrite = { w: 'majority', journal: true } as const;
+export const durableWrite = { w: 'majority', journal: true } as const;
 
 /**
  * Plants in one MongoDB collection, one document per plant (see PlantDocument). Every call

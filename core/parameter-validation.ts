@@ -1,4 +1,5 @@
-import { array, number, string, ValidationError } from 'yup';
+import { array, number, string } from 'yup';
+import { BrokenRules } from './broken-rules.js';
 import { ErrorCode } from './error-codes.js';
 import { MAX_PLANT_ID, MAX_TAG_LENGTH } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
@@ -24,8 +25,7 @@ function integerParameter(name: string, min: number, max: number) {
 
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
 
-// One schema per parameter, each run only when the parameter is given: a list request
-// usually names one or none, and an object schema would validate all three every time.
+// One schema per parameter, each run only when the parameter is given (see BrokenRules).
 const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
 const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
 const tagsSchema = array(
@@ -33,13 +33,6 @@ const tagsSchema = array(
 ).max(MAX_TAG_FILTERS, `tag may be given at most ${MAX_TAG_FILTERS} times`);
 
 const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
-
-function invalidParameter(error: unknown): never {
-  if (error instanceof ValidationError) {
-    throw new PlantStoreError(ErrorCode.InvalidParameter, [...new Set(error.errors)].join('; '));
-  }
-  throw error;
-}
 
 /** Raw list parameters: `tag` may be one value or several. */
 export interface PageQueryInput {
@@ -49,27 +42,15 @@ export interface PageQueryInput {
 }
 
 export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
-  for (const name of ['limit', 'after'] as const) {
-    if (Array.isArray(input[name])) {
-      throw new PlantStoreError(ErrorCode.InvalidParameter, `${name} may be given only once`);
-    }
+  const { limit: rawLimit, after: rawAfter, tag: rawTag } = input;
+  for (const [name, raw] of [['limit', rawLimit], ['after', rawAfter]] as const) {
+    if (Array.isArray(raw)) throw new PlantStoreError(ErrorCode.InvalidParameter, `${name} may be given only once`);
   }
-  // Every bad parameter is named in one answer, as an object schema would with abortEarly off.
-  const problems: string[] = [];
-  const valid = <T>(schema: { validateSync(value: unknown, options: { abortEarly: boolean }): T }, raw: unknown): T | undefined => {
-    if (raw === undefined) return undefined;
-    try {
-      return schema.validateSync(raw, { abortEarly: false });
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      problems.push(...error.errors);
-      return undefined;
-    }
-  };
-  const limit = valid(limitSchema, input.limit);
-  const after = valid(afterSchema, input.after);
-  const tags = valid(tagsSchema, input.tag === undefined || Array.isArray(input.tag) ? input.tag : [input.tag]);
-  if (problems.length > 0) throw new PlantStoreError(ErrorCode.InvalidParameter, [...new Set(problems)].join('; '));
+  const rules = new BrokenRules();
+  const limit = rawLimit === undefined ? undefined : rules.check(limitSchema, rawLimit);
+  const after = rawAfter === undefined ? undefined : rules.check(afterSchema, rawAfter);
+  const tags = rawTag === undefined ? undefined : rules.check(tagsSchema, Array.isArray(rawTag) ? rawTag : [rawTag]);
+  rules.throwIfAny(ErrorCode.InvalidParameter);
   const request: { limit: number; after?: number; tags?: string[] } = { limit: limit ?? DEFAULT_PAGE_LIMIT };
   if (after !== undefined) request.after = after;
   if (tags !== undefined) request.tags = [...new Set(tags as string[])];
@@ -78,9 +59,8 @@ export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
 
 /** A plant id given as a path segment or an argument: 40003 when it is not one. */
 export function parsePlantId(raw: unknown): number {
-  try {
-    return plantIdSchema.validateSync(raw);
-  } catch (error) {
-    invalidParameter(error);
-  }
+  const rules = new BrokenRules();
+  const id = rules.check(plantIdSchema, raw);
+  rules.throwIfAny(ErrorCode.InvalidParameter);
+  return id!;
 }

@@ -1,4 +1,5 @@
-import { number, string, ValidationError } from 'yup';
+import { number, string } from 'yup';
+import { BrokenRules } from './broken-rules.js';
 import { ErrorCode } from './error-codes.js';
 import { MAX_NAME_LENGTH, MAX_PLANT_ID, MAX_TAG_LENGTH, type Plant } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
@@ -9,7 +10,7 @@ const nameRule = `name must be a string of 1 to ${MAX_NAME_LENGTH} characters, n
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace, or null`;
 
 // strict: JSON types are taken as sent — "12" is not an id, 12 is not a name. One schema per
-// field rather than an object schema: the same rules at about half the cost per create.
+// field (see BrokenRules).
 const fieldSchemas = {
   id: number().strict().required('id is required').typeError(idRule).integer(idRule).min(1, idRule).max(MAX_PLANT_ID, idRule),
   name: string()
@@ -38,17 +39,10 @@ export function parseNewPlant(input: unknown): Plant {
   // Only the three known fields reach the schema: other keys (`__proto__` included) are
   // never looked at, stored or echoed. Each is read once, so what is checked is what is kept.
   const { id, name, tag } = input as { id?: unknown; name?: unknown; tag?: unknown };
-  const fields = { id, name, tag };
-  // Every broken rule of every field is named in one answer.
-  const problems: string[] = [];
-  for (const field of ['id', 'name', 'tag'] as const) {
-    try {
-      fieldSchemas[field].validateSync(fields[field], { abortEarly: false });
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      problems.push(...error.errors);
-    }
-  }
-  if (problems.length > 0) throw new PlantStoreError(ErrorCode.InvalidPlant, [...new Set(problems)].join('; '));
+  const rules = new BrokenRules();
+  rules.check(fieldSchemas.id, id);
+  rules.check(fieldSchemas.name, name);
+  rules.check(fieldSchemas.tag, tag);
+  rules.throwIfAny(ErrorCode.InvalidPlant);
   return tag == null ? { id: id as number, name: name as string } : { id: id as number, name: name as string, tag: tag as string };
 }

@@ -1,14 +1,15 @@
 /**
- * The framework floor for W3: GET /plants/{id} on Koa + @koa/router with the same bearer
- * check as every contender (SHA-256 digests compared with timingSafeEqual) and nothing
- * else — no request log, request ids, security headers, error mapping, validation, use
- * case or repository. The distance from here to the node:http ceiling is what Koa costs;
- * from this server down to here, what the service's own features cost.
+ * The framework floor for W1 and W3: GET /plants?limit=n and GET /plants/{id} on Koa +
+ * @koa/router with the same bearer check as every contender (SHA-256 digests compared with
+ * timingSafeEqual) and nothing else — no request log, request ids, security headers, error
+ * mapping, validation, use case or repository; a page is a slice of a sorted array, with
+ * the Link header of a next page. The distance from here to the node:http ceiling is what
+ * Koa costs; from this server down to here, what the service's own features cost.
  *
  * Variables: PORT (default 0), PLANT_STORE_TOKENS (comma-separated), BENCH_PLANTS.
  */
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,17 +24,31 @@ const plants = new Map<number, SeedPlant>();
 const count = Number(process.env['BENCH_PLANTS'] ?? '1000');
 const started = performance.now();
 for (const plant of seedPlants(count)) plants.set(plant.id, plant);
+// The seed gives ids 1, 2, 3, …: insertion order is id order.
+const inOrder = [...plants.values()];
 const preloadSeconds = (performance.now() - started) / 1000;
 
-const router = new Router();
-router.get('/plants/:id', (ctx) => {
+function authorized(ctx: Context): boolean {
   const token = bearer.exec(ctx.get('Authorization'))?.[1];
   const presented = token === undefined ? undefined : digest(token);
   if (presented === undefined || !tokenDigests.some((expected) => timingSafeEqual(presented, expected))) {
     ctx.status = 401;
     ctx.body = { error: 40102, message: 'the bearer token is malformed or unknown' };
-    return;
+    return false;
   }
+  return true;
+}
+
+const router = new Router();
+router.get('/plants', (ctx) => {
+  if (!authorized(ctx)) return;
+  const limit = Number(ctx.query['limit'] ?? 1000);
+  const page = inOrder.slice(0, limit);
+  if (inOrder.length > limit) ctx.set('Link', `</plants?limit=${limit}&after=${page[page.length - 1]!.id}>; rel="next"`);
+  ctx.body = page;
+});
+router.get('/plants/:id', (ctx) => {
+  if (!authorized(ctx)) return;
   const plant = plants.get(Number(ctx.params['id']));
   ctx.status = plant === undefined ? 404 : 200;
   ctx.body = plant ?? { error: 40401, message: 'no such plant' };

@@ -1,4 +1,4 @@
-import { BREAKDOWN_STEPS } from './breakdown-section.js';
+import { BREAKDOWN_STEPS, type Breakdown } from './breakdown-section.js';
 import { decimal, integer, ratio, withRange } from './format.js';
 import { failures } from './run-figures.js';
 import type { Series } from './sections.js';
@@ -6,15 +6,12 @@ import { spread } from './stats.js';
 
 const perRequestMicros = (series: Series) => spread(series.runs.map((r) => 1e6 / r.requestsPerCpuSecond));
 
-/** The "where the time goes" section: one row per step, what each step costs per request. */
-export function renderBreakdown(series: readonly Series[], seconds: number): string[] {
-  const out: string[] = ['## Where the time of a request goes (W3)', ''];
-  out.push(
-    `W3 \`GET /plants/{id}\` on this server with its features switched off one by one through its own settings, on a bare Koa app with only the bearer check, and on the node:http ceiling — ${series.length} servers up side by side, interleaved rounds of ${seconds} s. "CPU per request" is server CPU time (user + system) ÷ requests; "cost of the step" is how much more CPU the row needs than the row below it (medians).`,
-    '',
+/** One row per step, what each step costs per request; the last row is the ceiling. */
+function stepTable(series: readonly Series[]): string[] {
+  const out = [
     '| server | what differs | req per server CPU-second, median (min–max) | CPU per request | against the ceiling | cost of the step | failed responses |',
     '|---|---|---:|---:|---:|---:|---:|',
-  );
+  ];
   const ceiling = series[series.length - 1]!;
   for (const [index, row] of series.entries()) {
     const rate = spread(row.runs.map((r) => r.requestsPerCpuSecond));
@@ -28,10 +25,29 @@ export function renderBreakdown(series: readonly Series[], seconds: number): str
       `| ${row.contender} | ${what} | ${withRange(rate, integer)} | ${decimal(micros)} µs | ${ratio(versus)} | ${step} | ${failed === 0 ? '0' : `⚠ ${failed}`} |`,
     );
   }
-  out.push(
+  return out;
+}
+
+/** The "where the time goes" section: W3 step by step, then W1 against the Koa floor. */
+export function renderBreakdown(breakdown: Breakdown, seconds: number): string[] {
+  return [
+    '## Where the time of a request goes',
+    '',
+    `The same servers up side by side, interleaved rounds of ${seconds} s. "CPU per request" is server CPU time (user + system) ÷ requests; "cost of the step" is how much more CPU the row needs than the row below it (medians); "against the ceiling" is the median of the round-by-round ratios.`,
+    '',
+    `### W3 \`GET /plants/{id}\`, feature by feature`,
+    '',
+    `This server with its features switched off one by one through its own settings, a bare Koa app with only the bearer check, and the node:http ceiling (${breakdown.W3.length} servers).`,
+    '',
+    ...stepTable(breakdown.W3),
     '',
     'Between "request log and failed-auth limit off" and "Koa floor" lie the features no setting turns off: request ids, the security headers, the error mapping, validation of the path id (yup), the use case and the repository with its copy. Between the Koa floor and the ceiling lies Koa itself (context objects, router, response helpers).',
     '',
-  );
-  return out;
+    '### W1 `GET /plants?limit=100`: this server, Koa floor, ceiling',
+    '',
+    'The Koa floor answers a page as a slice of a sorted array with its Link header, and nothing else: its row against the ceiling is what Koa with @koa/router leaves of the ceiling on this workload before any feature is added. From this server down to it is everything the service adds (request log, request ids, headers, error mapping, validation, use case, repository copies).',
+    '',
+    ...stepTable(breakdown.W1),
+    '',
+  ];
 }

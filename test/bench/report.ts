@@ -1,4 +1,4 @@
-import { breakdownSeconds } from './breakdown-section.js';
+import { breakdownSeconds, type Breakdown } from './breakdown-section.js';
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
 import type { RunResult } from './load.js';
 import { renderBreakdown } from './report-breakdown.js';
@@ -30,7 +30,7 @@ export interface Outcome {
   readonly totalSeconds: number;
   readonly machine: Machine;
   readonly compare?: WorkloadComparison[] | undefined;
-  readonly breakdown?: Series[] | undefined;
+  readonly breakdown?: Breakdown | undefined;
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
 }

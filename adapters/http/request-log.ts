@@ -26,7 +26,8 @@ export function requestLog(log: HttpLog): Middleware<RequestLogState> {
     const offered = ctx.get('X-Request-Id');
     const requestId = saneRequestId.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    // Sane by the check above, so straight onto the Node response (ctx.set normalises anew).
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       await next();
     } finally {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { rateLimitHeaders } from '../../adapters/http/openapi-responses.js';
 import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
 
@@ -120,8 +121,7 @@ describe('rate limits switched off on the command', () => {
     }
     return responses;
   };
-  const limitHeaders = (responses: Response[]) =>
-    responses.filter((r) => ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].some((name) => r.headers.has(name)));
+  const limitHeaders = (responses: Response[]) => responses.filter((r) => rateLimitHeaders.some((name) => r.headers.has(name)));
   /** How many responses had each status, e.g. { 200: 140, 429: 10 }. */
   const count = (responses: Response[]) => {
     const counts: Record<number, number> = {};

@@ -95,10 +95,10 @@ export class FerretDb {
     await this.signalAndWait('SIGKILL', 5000);
   }
 
-  /** Freezes the process: connections stay open and nothing answers, like a stuck server. */
   /**
-   * Freezes the process and resolves once every one of its threads is stopped: SIGSTOP is
-   * delivered asynchronously, and a thread still running could answer one more request.
+   * Freezes the process, like a stuck server: connections stay open and nothing answers.
+   * Resolves once every one of its threads is stopped: SIGSTOP is delivered asynchronously,
+   * and a thread still running could answer one more request.
    */
   async pause(): Promise<void> {
     if (this.process === undefined) return;

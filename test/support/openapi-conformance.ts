@@ -22,9 +22,11 @@ export interface ObservedResponse {
 const transportHeaders = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary']);
 const isTransportHeader = (name: string) => transportHeaders.has(name) || name.startsWith('access-control-');
 
-/** The `components.responses` the router's own answers must match (see the document's description). */
-
-/** Every way `observed` is not what `document` describes; empty when it conforms. */
+/**
+ * Every way `observed` is not what `document` describes; empty when it conforms. Answers
+ * of the router itself (unknown path, other method, OPTIONS, unparsable request) must
+ * match their `components.responses` (NonOperationResponse).
+ */
 export function documentationProblems(document: Obj, observed: ObservedResponse): string[] {
   const method = observed.method.toLowerCase();
   const path = new URL(observed.path, 'http://server.invalid').pathname;

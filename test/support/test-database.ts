@@ -126,25 +126,22 @@ export function testDatabaseName(uri: string): string {
   return databaseNameIn(uri) ?? TEST_DATABASE_NAME;
 }
 
-/** Drops a test collection through a short-lived client of its own. */
-export async function dropCollection(uri: string, collectionName: string): Promise<void> {
+/** Runs `work` on a short-lived client of its own for `uri`, closed afterwards. */
+async function withClient(uri: string, work: (client: MongoClient) => Promise<unknown>): Promise<void> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   try {
-    await client.db(testDatabaseName(uri)).dropCollection(collectionName);
+    await work(client);
   } finally {
     await client.close();
   }
 }
 
-/**
- * Drops a whole test database through a short-lived client of its own, authenticated as
- * `uri` says (not through a URI rewritten to name `databaseName`).
- */
-export async function dropDatabase(uri: string, databaseName: string): Promise<void> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
-  try {
-    await client.db(databaseName).dropDatabase();
-  } finally {
-    await client.close();
-  }
+/** Drops a test collection. */
+export function dropCollection(uri: string, collectionName: string): Promise<void> {
+  return withClient(uri, (client) => client.db(testDatabaseName(uri)).dropCollection(collectionName));
+}
+
+/** Drops a whole test database, authenticated as `uri` says (not through a URI rewritten to name it). */
+export function dropDatabase(uri: string, databaseName: string): Promise<void> {
+  return withClient(uri, (client) => client.db(databaseName).dropDatabase());
 }

@@ -63,7 +63,7 @@ export function startPlantStore(options: NodeContenderOptions): Promise<Contende
   });
 }
 
-/** Koa + @koa/router with the bearer check and nothing else, W3 only (koa-floor-server.js). */
+/** Koa + @koa/router with the bearer check and nothing else, W1 and W3 only (koa-floor-server.js). */
 export function startKoaFloor(options: NodeContenderOptions): Promise<Contender> {
   return startNodeChild(join(here, 'koa-floor-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0' });
 }

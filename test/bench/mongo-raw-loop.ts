@@ -6,7 +6,7 @@
  * concern as the repository (majority, journaled). Runs as its own process; the runner
  * drives it over IPC.
  *
- * Variables: MONGODB_URI, BENCH_MONGODB_DATABASE, BENCH_MONGODB_COLLECTION.
+ * Variables: MONGODB_URI, MONGODB_DB (the database, as the server is given it), BENCH_MONGODB_COLLECTION.
  */
 import { MongoClient } from 'mongodb';
 import { durableWrite } from '../../adapters/storage/mongo/mongo-plant-repository.js';
@@ -32,9 +32,9 @@ const tell = (answer: RawAnswer) => process.send?.(answer);
 
 async function main(): Promise<void> {
   const uri = process.env['MONGODB_URI'];
-  const database = process.env['BENCH_MONGODB_DATABASE'];
+  const database = process.env['MONGODB_DB'];
   const collectionName = process.env['BENCH_MONGODB_COLLECTION'];
-  if (!uri || !database || !collectionName) throw new Error('MONGODB_URI, BENCH_MONGODB_DATABASE and BENCH_MONGODB_COLLECTION are required');
+  if (!uri || !database || !collectionName) throw new Error('MONGODB_URI, MONGODB_DB and BENCH_MONGODB_COLLECTION are required');
   const client = await new MongoClient(uri, { appName: 'plant-store-bench-raw' }).connect();
   const collection = client.db(database).collection<PlantDocument>(collectionName, { writeConcern: durableWrite });
 

@@ -187,14 +187,14 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   let writeConcern: string;
   let dropCollection: (uri: string, collection: string) => Promise<void>;
   try {
-    progress('mongodb: getting the test database (the first run builds FerretDB, about a minute)');
+    progress('mongodb: getting the test database (the first run builds FerretDB, 1–2 minutes)');
     const testDatabase = await import('../support/test-database.js');
-    const { databaseNameIn, durableWrite } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
+    const { durableWrite } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
     writeConcern = JSON.stringify(durableWrite);
     const { FERRETDB_VERSION } = await import('../support/ferretdb-build.js');
     const shared = await testDatabase.sharedDatabase();
     uri = shared.uri;
-    database = databaseNameIn(uri) ?? testDatabase.TEST_DATABASE_NAME;
+    database = testDatabase.testDatabaseName(uri);
     description =
       shared.description === 'MONGODB_URI'
         ? 'the database at MONGODB_URI'
@@ -207,7 +207,7 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   }
 
   const collection = `bench_plants_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const mongoEnv = { MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_DATABASE: database, BENCH_MONGODB_COLLECTION: collection };
+  const mongoEnv = { MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
   const load = { seconds: settings.seconds, connections: settings.connections, token };
   const ids = new IdSource(FIRST_WRITE_ID);
   let service: Contender | undefined;

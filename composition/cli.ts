@@ -2,33 +2,25 @@
 // A 4 MB young generation (V8's default grows to 16 MB) keeps a large in-memory store
 // compact: 50–60 MB less resident memory at a million plants, for a few % of CPU.
 // `npm start` passes the same flag; the benchmarks read it from this line.
-import { randomBytes } from 'node:crypto';
-import { ConfigError, helpText, readConfig, wantsHelp } from './config.js';
-import { serverSettingsFrom, storageFrom } from './configured-options.js';
-import { createLogger } from './logger.js';
-import { createPlantStore } from './plant-store.js';
-import { startServer } from './server.js';
+import { ConfigError, commandOf, helpText, parseConfig } from './config.js';
+import { buildServer, type BuiltServer } from './build-server.js';
+import { packageVersion } from './package-version.js';
+import { writeGeneratedToken, type TokenFile } from './generated-token.js';
 
 async function main(argv: string[]): Promise<void> {
-  if (wantsHelp(argv)) {
-    console.log(helpText());
-    return;
+  const command = commandOf(argv);
+  if (command === 'help') return void console.log(helpText());
+  if (command === 'version') return void console.log(packageVersion);
+  const parsed = parseConfig(argv, process.env);
+  if (!parsed.ok) {
+    for (const problem of parsed.problems) console.error(`plant-store: ${problem}`);
+    process.exit(2);
   }
-  const config = readConfig(argv);
-  const log = createLogger(config.logLevel);
-  const generated = config.tokens === undefined;
-  const tokens = config.tokens ?? [randomBytes(32).toString('base64url')];
-  const storage = storageFrom(config);
-  const store = await createPlantStore({
-    ...(storage && { storage }),
-    onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
-  });
-  const server = await startServer({ store, tokens, log, ...serverSettingsFrom(config) });
+  const { config } = parsed;
+  const built = await buildServer(config);
+  const { log, server, store } = built;
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
-  if (generated) {
-    // Printed, never logged: it is a credential, shown once so the first run needs no set-up.
-    process.stdout.write(`No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run:\n  ${tokens[0]}\n`);
-  }
+  const tokenFile = built.generatedToken === undefined ? undefined : await announceGeneratedToken(built, built.generatedToken);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
@@ -36,9 +28,9 @@ async function main(argv: string[]): Promise<void> {
     stopping = true;
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
     try {
-      await server.close(config.shutdownGraceMs);
-      await store.close();
-      log.info('stopped');
+      await built.close(config.shutdownGraceMs);
+      await tokenFile?.remove();
+      log.info({}, 'stopped');
       process.exit(0);
     } catch (error) {
       log.error({ err: error }, 'shutdown failed');
@@ -49,11 +41,27 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', stop);
 }
 
+/**
+ * A person at a terminal is shown the token once. Anywhere else standard output is for
+ * JSON log lines that a collector keeps, so the token goes to a file only its owner can
+ * read, and only that file's path is logged.
+ */
+async function announceGeneratedToken({ log }: BuiltServer, token: string): Promise<TokenFile | undefined> {
+  const hint = 'No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run';
+  if (process.stdout.isTTY) {
+    process.stdout.write(`${hint}:\n  ${token}\n`);
+    return undefined;
+  }
+  const file = await writeGeneratedToken(token);
+  log.warn({ tokenFile: file.path }, `${hint}, readable only by this user, in ${file.path}`);
+  return file;
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(`plant-store: ${error.message}`);
     process.exit(2);
   }
-  console.error('plant-store: failed to start:', error instanceof Error ? error.message : error);
+  console.error(`plant-store: failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

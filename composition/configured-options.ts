@@ -1,15 +1,15 @@
 import type { ServerConfig } from './config.js';
-import type { ServerOptions } from './server.js';
+import type { HttpSettings } from './server.js';
 import type { MongoStorageOption } from './storage.js';
 
 /** The storage a configuration names: MongoDB when it has a URI, else none (memory). */
-export function storageFrom(config: ServerConfig, collectionName?: string): MongoStorageOption | undefined {
+export function storageFrom(config: ServerConfig): MongoStorageOption | undefined {
   if (!config.mongodbUri) return undefined;
-  return { mongodbUri: config.mongodbUri, databaseName: config.mongodbDb, collectionName, timeoutMs: config.storageTimeoutMs };
+  return { mongodbUri: config.mongodbUri, databaseName: config.mongodbDb, timeoutMs: config.storageTimeoutMs };
 }
 
-/** What `startServer` gets from a configuration; the store, tokens and log come from elsewhere. */
-export function serverSettingsFrom(config: ServerConfig): Omit<ServerOptions, 'store' | 'tokens' | 'log'> {
+/** How a configuration says the store is served over HTTP; tokens and the log come from elsewhere. */
+export function serverSettingsFrom(config: ServerConfig): Omit<HttpSettings, 'log'> {
   return {
     host: config.host,
     port: config.port,

@@ -1,7 +1,31 @@
-// The library's public face: embed a store, or serve one over HTTP.
+// The library's public face: embed a store, or serve one over HTTP. Importing it loads the
+// core, the composition and the chosen storage only; the HTTP side (Koa, the OpenAPI
+// document, the logger) is loaded when a server is first started.
+import type { DependencyContainer } from 'tsyringe';
+import type { BuiltServer } from './build-server.js';
+import type { ServerConfig } from './config.js';
+import type { RunningServer, ServerOptions } from './server.js';
+
 export * from '../core/index.js';
-export type { PlantEventListener } from '../adapters/events/in-process-event-bus.js';
+export type { ListenerErrorReporter, PlantEventListener } from '../adapters/events/in-process-event-bus.js';
+export type { HttpLog } from '../adapters/http/request-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
 export type { CustomStorageOption, MongoStorageOption, StorageOption } from './storage.js';
-export { startServer, type RunningServer, type ServerOptions } from './server.js';
+export type { HttpSettings, RunningServer, ServerOptions } from './server.js';
+export type { BuiltServer, ServerLog, StorageOpener } from './build-server.js';
+export { ConfigError, configFrom, parseConfig, type ConfigResult, type RateLimitConfig, type ServerConfig } from './config.js';
+export type { LogLevel } from './settings.js';
+export { InjectionTokens } from './injection-tokens.js';
+
+/** Serves `options.store` over HTTP; the store stays the caller's to close. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const http = await import('./server.js');
+  return http.startServer(options);
+}
+
+/** Builds and starts a whole server from a configuration (see composition/build-server.ts). */
+export async function buildServer(config: ServerConfig, container?: DependencyContainer): Promise<BuiltServer> {
+  const builder = await import('./build-server.js');
+  return builder.buildServer(config, container);
+}

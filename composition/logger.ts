@@ -1,10 +1,16 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogLevel } from './config.js';
+import { requestLine } from '../adapters/http/request-log.js';
+import type { LogLevel } from './settings.js';
+
+// Fields of a request line; at a terminal they are folded into its one line of text.
+const requestFields = 'requestId,method,route,path,status,error,durationMs,tokenHolder';
 
 /**
- * The server's structured logger: JSON lines, or readable lines when a person watches the
- * terminal. Nothing logs headers; the redaction is a second lock should a field slip in.
+ * The server's structured logger: JSON lines for a log collector, or, when a person watches
+ * the terminal, one readable line per request (`GET /plants/7 404 40401 0.4 ms token-1`)
+ * with 5xx causes below theirs. Nothing logs headers; the redaction is a second lock should
+ * a field slip in.
  */
 export function createLogger(level: LogLevel, destination: NodeJS.WritableStream = process.stdout): Logger {
   const options = {
@@ -13,9 +19,15 @@ export function createLogger(level: LogLevel, destination: NodeJS.WritableStream
     // Named paths only: a wildcard path doubles the cost of every request line.
     redact: { paths: ['authorization', 'token', 'tokens', 'headers.authorization'], censor: '[redacted]' },
   };
-  const isTerminal = (destination as { isTTY?: boolean }).isTTY === true;
-  if (isTerminal) {
-    return pino(options, pretty({ destination, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
-  }
-  return pino(options, destination);
+  if ((destination as { isTTY?: boolean }).isTTY !== true) return pino(options, destination);
+  return pino(
+    options,
+    pretty({
+      destination,
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: `pid,hostname,service,${requestFields}`,
+      messageFormat: (log, messageKey) => (log[messageKey] === 'request' ? requestLine(log) : String(log[messageKey])),
+    }),
+  );
 }

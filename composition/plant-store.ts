@@ -3,7 +3,8 @@ import {
   DeletePlant,
   GetPlant,
   ListPlants,
-  type PageQueryInput,
+  type NewPlant,
+  type PageQuery,
   type Plant,
   type PlantPage,
   type PlantUseCases,
@@ -50,7 +51,7 @@ export class PlantStore {
   }
 
   /** One page of plants by ascending id; `next` is the query for the following page. */
-  list(query?: PageQueryInput): Promise<PlantPage> {
+  list(query?: PageQuery): Promise<PlantPage> {
     return this.useCases.listPlants.execute(query);
   }
 
@@ -58,8 +59,11 @@ export class PlantStore {
     return this.useCases.getPlant.execute(id);
   }
 
-  /** Validates and stores `{ id, name, tag? }`; other properties are ignored. */
-  create(plant: unknown): Promise<Plant> {
+  /**
+   * Validates and stores `{ id, name, tag? }`. The same rules run for JavaScript callers the
+   * compiler did not check (40001 / 40002); properties other than the three are ignored.
+   */
+  create(plant: NewPlant): Promise<Plant> {
     return this.useCases.createPlant.execute(plant);
   }
 

@@ -1,17 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TokenVerifier } from '../core/index.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpLog } from '../adapters/http/request-log.js';
-import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
+import type { RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
+import { BODY_LIMIT_BYTES } from './settings.js';
 
-export interface ServerOptions {
-  readonly store: PlantStore;
-  /** Accepted bearer tokens; at least one. */
-  readonly tokens: readonly string[];
+/** How a store is served, apart from which tokens it accepts. */
+export interface HttpSettings {
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 3000; 0 picks a free port. */
@@ -20,14 +20,20 @@ export interface ServerOptions {
   readonly basePath?: string;
   /** Default 16 KiB. */
   readonly bodyLimitBytes?: number;
-  /** Request lines and failures; default: nothing is logged. */
+  /** One line per request, 5xx causes included; default: nothing is logged. */
   readonly log?: HttpLog;
-  /** Per-token token bucket; default off here (the CLI turns it on). */
+  /** Per-token token bucket; default off here (the command turns it on). */
   readonly rateLimit?: RateLimitConfig;
-  /** Failed authentications per minute per address; default off here (the CLI turns it on). */
+  /** Failed authentications per minute per address; default off here (the command turns it on). */
   readonly authFailuresPerMinute?: number;
   /** Origins allowed by CORS; default none (CORS off). */
   readonly corsOrigins?: readonly string[];
+}
+
+export interface ServerOptions extends HttpSettings {
+  readonly store: PlantStore;
+  /** Accepted bearer tokens; at least one, each 16+ characters of RFC 6750 token syntax. */
+  readonly tokens: readonly string[];
 }
 
 export interface RunningServer {
@@ -43,23 +49,28 @@ export interface RunningServer {
 
 const silent: HttpLog = { info: () => {}, error: () => {} };
 
-/** Serves a store over HTTP; the store stays the caller's to close. */
+/** Serves a store over HTTP with static tokens; the store stays the caller's to close. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  return serveStore(options.store, new StaticTokenVerifier(options.tokens), options);
+}
+
+/** Serves a store over HTTP, its tokens checked by `tokenVerifier`. */
+export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, settings: HttpSettings): Promise<RunningServer> {
   const app = createHttpApp({
-    useCases: options.store.useCases,
-    tokenVerifier: new StaticTokenVerifier(options.tokens),
-    basePath: options.basePath ?? '',
+    useCases: store.useCases,
+    tokenVerifier,
+    basePath: settings.basePath ?? '',
     version: packageVersion,
-    bodyLimitBytes: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
-    checkStorage: () => options.store.ping(),
-    log: options.log ?? silent,
-    rateLimit: options.rateLimit,
-    authFailuresPerMinute: options.authFailuresPerMinute,
-    corsOrigins: options.corsOrigins,
+    bodyLimitBytes: settings.bodyLimitBytes ?? BODY_LIMIT_BYTES,
+    checkStorage: () => store.ping(),
+    log: settings.log ?? silent,
+    rateLimit: settings.rateLimit,
+    authFailuresPerMinute: settings.authFailuresPerMinute,
+    corsOrigins: settings.corsOrigins,
   });
   const server = createServer(app.callback());
   server.on('clientError', answerUnparsableRequest);
-  await listen(server, options.port ?? 3000, options.host ?? '127.0.0.1');
+  await listen(server, settings.port ?? 3000, settings.host ?? '127.0.0.1');
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   return { url: `http://${host}:${port}`, port, close: (graceMs = 10_000) => closeGracefully(server, graceMs) };

@@ -2,7 +2,6 @@ import { array, number, string } from 'yup';
 import { BrokenRules } from './broken-rules.js';
 import { ErrorCode } from './error-codes.js';
 import { MAX_PLANT_ID, MAX_TAG_LENGTH } from './plant.js';
-import { PlantStoreError } from './plant-store-error.js';
 import type { PageRequest } from './ports/plant-repository.js';
 import { isBoundedText } from './text-rules.js';
 
@@ -11,16 +10,20 @@ export const MAX_PAGE_LIMIT = 1000;
 /** Each tag filter is one index range to merge; bound the work a single request can ask for. */
 export const MAX_TAG_FILTERS = 20;
 
-/** Parameters arrive as numbers (embedded callers) or as decimal text (URLs). */
-function decimalInteger(_: unknown, raw: unknown): number {
-  if (typeof raw === 'number') return raw;
-  if (typeof raw === 'string' && /^\d{1,16}$/.test(raw)) return Number(raw);
-  return Number.NaN;
+/** What a caller may ask of a page: typed values (the HTTP adapter turns query text into them). */
+export interface PageQuery {
+  /** 1 to 1000; default 1000. */
+  readonly limit?: number;
+  /** Only plants with a larger id (a keyset cursor); 0 means from the start. */
+  readonly after?: number;
+  /** Plants with any of these tags. */
+  readonly tags?: readonly string[];
 }
 
 function integerParameter(name: string, min: number, max: number) {
   const rule = `${name} must be an integer from ${min} to ${max}`;
-  return number().transform(decimalInteger).typeError(rule).integer(rule).min(min, rule).max(max, rule);
+  // strict: a typed API takes numbers as given; NaN (what the HTTP edge makes of "abc") fails the type.
+  return number().strict().typeError(rule).integer(rule).min(min, rule).max(max, rule);
 }
 
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
@@ -30,26 +33,19 @@ const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
 const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
 const tagsSchema = array(
   string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
-).max(MAX_TAG_FILTERS, `tag may be given at most ${MAX_TAG_FILTERS} times`);
+)
+  .strict()
+  .typeError('tags must be a list of tags')
+  .max(MAX_TAG_FILTERS, `tags may hold at most ${MAX_TAG_FILTERS} tags`);
 
 const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
 
-/** Raw list parameters: `tag` may be one value or several. */
-export interface PageQueryInput {
-  readonly limit?: unknown;
-  readonly after?: unknown;
-  readonly tag?: unknown;
-}
-
-export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
-  const { limit: rawLimit, after: rawAfter, tag: rawTag } = input;
-  for (const [name, raw] of [['limit', rawLimit], ['after', rawAfter]] as const) {
-    if (Array.isArray(raw)) throw new PlantStoreError(ErrorCode.InvalidParameter, `${name} may be given only once`);
-  }
+/** Checks a page query (every broken rule named in one 40003) and fills in the defaults. */
+export function parsePageQuery(query: PageQuery = {}): PageRequest {
   const rules = new BrokenRules();
-  const limit = rawLimit === undefined ? undefined : rules.check(limitSchema, rawLimit);
-  const after = rawAfter === undefined ? undefined : rules.check(afterSchema, rawAfter);
-  const tags = rawTag === undefined ? undefined : rules.check(tagsSchema, Array.isArray(rawTag) ? rawTag : [rawTag]);
+  const limit = query.limit === undefined ? undefined : rules.check(limitSchema, query.limit);
+  const after = query.after === undefined ? undefined : rules.check(afterSchema, query.after);
+  const tags = query.tags === undefined ? undefined : rules.check(tagsSchema, query.tags);
   rules.throwIfAny(ErrorCode.InvalidParameter);
   const request: { limit: number; after?: number; tags?: string[] } = { limit: limit ?? DEFAULT_PAGE_LIMIT };
   if (after !== undefined) request.after = after;
@@ -57,10 +53,15 @@ export function parsePageQuery(input: PageQueryInput = {}): PageRequest {
   return request;
 }
 
-/** A plant id given as a path segment or an argument: 40003 when it is not one. */
-export function parsePlantId(raw: unknown): number {
+/** A plant id given as an argument: 40003 when it is not one. */
+export function parsePlantId(id: unknown): number {
   const rules = new BrokenRules();
-  const id = rules.check(plantIdSchema, raw);
+  const checked = rules.check(plantIdSchema, id);
   rules.throwIfAny(ErrorCode.InvalidParameter);
-  return id!;
+  return checked!;
+}
+
+/** False for what no page query can be (a JavaScript caller passing a string, null …). */
+export function isPageQueryObject(query: unknown): query is PageQuery | undefined {
+  return query === undefined || (typeof query === 'object' && query !== null && !Array.isArray(query));
 }

@@ -12,3 +12,10 @@ export interface Plant {
 export const MAX_PLANT_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_TAG_LENGTH = 50;
+
+/** What a caller sends to create a plant (the public contract's NewPlant); `null` tag means none. */
+export interface NewPlant {
+  readonly id: number;
+  readonly name: string;
+  readonly tag?: string | null;
+}

@@ -8,7 +8,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
 import { plantRoutes } from './plant-routes.js';
 import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
-import { requestLog, type HttpLog } from './request-log.js';
+import type { HttpLog } from './request-log.js';
 import { responseHeaders } from './response-headers.js';
 import { TokenBuckets } from './token-buckets.js';
 
@@ -32,8 +32,9 @@ export interface HttpAppOptions {
 }
 
 /**
- * The Koa application, outermost first: request log, fixed headers, CORS, error mapping,
- * then the routes. Plant routes check route → token → rate limit before their handlers.
+ * The Koa application, outermost first: error mapping and the request log, request id and
+ * fixed headers, CORS, then the routes. Plant routes check route → failed-auth limit →
+ * token → rate limit before their handlers.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
@@ -47,17 +48,9 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   });
   const operations = operationalRoutes(options.checkStorage);
   const docs = apiDocsRoutes(buildOpenApiDocument(options));
-  app.use(requestLog(options.log));
+  app.use(errorMiddleware(options.log));
   app.use(responseHeaders());
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
-  app.use(
-    errorMiddleware((error, ctx) =>
-      options.log.error(
-        { requestId: ctx.state.requestId, error: error.code, err: error.cause ?? error },
-        `${ctx.method} ${ctx.path} answered ${ctx.status} ${error.code}: ${error.message}`,
-      ),
-    ),
-  );
   // The API first: every other router would otherwise try to match each API request.
   app.use(plants.routes());
   app.use(operations.routes());

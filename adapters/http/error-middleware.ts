@@ -1,31 +1,30 @@
 import type { Context, Middleware } from 'koa';
 import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
+import { logRequest, type HttpLog } from './request-log.js';
 
 /**
- * Told about every failure answered with a 5xx (50001, 50301): the caller sees only the
- * code, so the cause must reach the log.
+ * The outermost middleware: whatever fails below it — request ids and headers, CORS, a
+ * route, or the router leaving a bare 404/405 — leaves as `{ error, message }` with the
+ * mapped status, and every request then gets its one log line (see logRequest). Headers
+ * set before a throw (WWW-Authenticate, Allow, Retry-After) are kept; internals of a 5xx
+ * never reach the body.
  */
-export type ServerErrorReporter = (error: PlantStoreError, ctx: Context) => void;
-
-/**
- * Outermost middleware: every failure, thrown or left as a bare 404/405 by the router,
- * leaves as `{ error, message }` with the mapped status. Headers set before the throw
- * (WWW-Authenticate, Allow, Retry-After) are kept; internals of 5xx never reach the body.
- */
-export function errorMiddleware(reportServerError: ServerErrorReporter): Middleware {
+export function errorMiddleware(log: HttpLog): Middleware {
   return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    let failure: PlantStoreError | undefined;
     try {
       await next();
       if (ctx.body == null) routingFailure(ctx);
     } catch (thrown) {
-      const error = isPlantStoreError(thrown)
+      failure = isPlantStoreError(thrown)
         ? thrown
         : new PlantStoreError(ErrorCode.Internal, 'unexpected failure; the server logged it', { cause: thrown });
-      ctx.status = statusByErrorCode[error.code];
-      ctx.body = { error: error.code, message: error.message };
-      if (ctx.status >= 500) reportServerError(error, ctx);
+      ctx.status = statusByErrorCode[failure.code];
+      ctx.body = { error: failure.code, message: failure.message };
     }
+    logRequest(log, ctx, started, failure);
   };
 }
 

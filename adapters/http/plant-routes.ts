@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { NextPageQuery, PlantUseCases } from '../../core/index.js';
 import type { AuthState } from './bearer-auth.js';
 import { jsonBody, type JsonBodyState } from './json-body.js';
+import { decimal, pageQueryFrom } from './parameter-text.js';
 
 export interface PlantRoutesOptions {
   readonly useCases: PlantUseCases;
@@ -23,13 +24,13 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   const guard = options.guard as Middleware<State>[];
 
   router.get('/plants', ...guard, async (ctx) => {
-    const page = await useCases.listPlants.execute(ctx.query);
+    const page = await useCases.listPlants.execute(pageQueryFrom(ctx.query));
     if (page.next !== undefined) ctx.set('Link', nextPageLink(`${basePath}/plants`, ctx.querystring, page.next));
     ctx.body = page.plants;
   });
 
   router.get('/plants/:id', ...guard, async (ctx) => {
-    ctx.body = await useCases.getPlant.execute(ctx.params['id']);
+    ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!));
   });
 
   router.post('/plants', ...guard, ...jsonBody(options.bodyLimitBytes), async (ctx) => {
@@ -39,7 +40,7 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   });
 
   router.delete('/plants/:id', ...guard, async (ctx) => {
-    await useCases.deletePlant.execute(ctx.params['id']);
+    await useCases.deletePlant.execute(decimal(ctx.params['id']!));
     ctx.status = 204;
   });
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
+import type { PlantStoreError } from '../../core/index.js';
 
 /** The slice of a structured logger (pino's shape) the HTTP adapter writes to. */
 export interface HttpLog {
@@ -7,45 +7,47 @@ export interface HttpLog {
   error(fields: object, message: string): void;
 }
 
+/** What earlier middleware leaves for the request line. */
 export interface RequestLogState {
-  requestId: string;
+  requestId?: string;
   tokenHolder?: string;
 }
 
-// A caller's id is reused only when it is short and plain: it goes into logs and headers.
-const saneRequestId = /^[A-Za-z0-9._:@-]{1,128}$/;
-
 /**
- * Outermost middleware: gives the request an id (the caller's X-Request-Id when sane),
- * returns it, and writes one line per request once the response is decided. The line has
- * the route, never the query string or headers, so no credential can reach it.
+ * One line per request, written once its answer is decided: at `info`, or at `error` with
+ * the cause for a 5xx (the client saw only the code and the request id). The line has the
+ * route and, for a matched route, the path — never the query string or headers, so no
+ * credential can reach it — and the error code of any error answer.
  */
-export function requestLog(log: HttpLog): Middleware<RequestLogState> {
-  return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    const offered = ctx.get('X-Request-Id');
-    const requestId = saneRequestId.test(offered) ? offered : randomUUID();
-    ctx.state.requestId = requestId;
-    // Sane by the check above, so straight onto the Node response (ctx.set normalises anew).
-    ctx.res.setHeader('X-Request-Id', requestId);
-    try {
-      await next();
-    } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
-      log.info(
-        {
-          requestId,
-          method: ctx.method,
-          route: route ?? null,
-          // Only a matched path is logged: its shape is known (ids), while an unmatched
-          // one is whatever the client typed, credentials included.
-          path: route === undefined ? undefined : ctx.path,
-          status: ctx.status,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-          tokenHolder: ctx.state.tokenHolder,
-        },
-        'request',
-      );
-    }
+export function logRequest(log: HttpLog, ctx: Context, startedNs: bigint, failure: PlantStoreError | undefined): void {
+  const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+  const state = ctx.state as RequestLogState;
+  const fields = {
+    requestId: state.requestId,
+    method: ctx.method,
+    route: route ?? null,
+    // Only a matched path is logged: its shape is known (ids), while an unmatched one is
+    // whatever the client typed, credentials included.
+    path: route === undefined ? undefined : ctx.path,
+    status: ctx.status,
+    error: failure?.code,
+    durationMs: Number(process.hrtime.bigint() - startedNs) / 1e6,
+    tokenHolder: state.tokenHolder,
   };
+  try {
+    if (ctx.status >= 500) log.error({ ...fields, err: failure?.cause ?? failure }, 'request');
+    else log.info(fields, 'request');
+  } catch (error) {
+    // The answer is already decided; a failing log must not change it or crash the process.
+    process.stderr.write(`plant-store: the request log failed: ${(error as Error)?.message}\n`);
+  }
+}
+
+/** The request line as a person reads it: `GET /plants/7 404 40401 0.4 ms token-1`. */
+export function requestLine(fields: Record<string, unknown>): string {
+  const parts = [fields['method'], fields['path'] ?? '(no route)', fields['status']];
+  if (fields['error'] !== undefined) parts.push(fields['error']);
+  parts.push(`${Number(fields['durationMs']).toFixed(1)} ms`);
+  if (fields['tokenHolder'] !== undefined) parts.push(fields['tokenHolder']);
+  return parts.join(' ');
 }

@@ -9,8 +9,8 @@ export class DeletePlant {
     private readonly events: EventPublisher,
   ) {}
 
-  async execute(rawId: unknown): Promise<void> {
-    const id = parsePlantId(rawId);
+  async execute(id: number): Promise<void> {
+    parsePlantId(id);
     if (!(await this.plants.remove(id))) throw plantNotFound(id);
     this.events.publish({ type: 'plant.deleted', data: { id } });
   }

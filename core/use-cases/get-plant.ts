@@ -7,8 +7,8 @@ import type { PlantRepository } from '../ports/plant-repository.js';
 export class GetPlant {
   constructor(private readonly plants: PlantRepository) {}
 
-  async execute(rawId: unknown): Promise<Plant> {
-    const id = parsePlantId(rawId);
+  async execute(id: number): Promise<Plant> {
+    parsePlantId(id);
     const plant = await this.plants.findById(id);
     if (plant === undefined) throw plantNotFound(id);
     return plant;

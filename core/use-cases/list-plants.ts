@@ -1,12 +1,14 @@
-import { parsePageQuery, type PageQueryInput } from '../parameter-validation.js';
+import { ErrorCode } from '../error-codes.js';
+import { isPageQueryObject, parsePageQuery, type PageQuery } from '../parameter-validation.js';
 import type { Plant } from '../plant.js';
+import { PlantStoreError } from '../plant-store-error.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 
 /** The query for the following page, in the shape `execute` takes, filters kept. */
 export interface NextPageQuery {
   readonly limit: number;
   readonly after: number;
-  readonly tag?: readonly string[];
+  readonly tags?: readonly string[];
 }
 
 export interface PlantPage {
@@ -18,13 +20,14 @@ export interface PlantPage {
 export class ListPlants {
   constructor(private readonly plants: PlantRepository) {}
 
-  async execute(query?: PageQueryInput): Promise<PlantPage> {
+  async execute(query?: PageQuery): Promise<PlantPage> {
+    if (!isPageQueryObject(query)) throw new PlantStoreError(ErrorCode.InvalidParameter, 'the page query must be an object');
     const request = parsePageQuery(query);
     // One extra row tells whether another page follows, without a count query.
     const rows = await this.plants.page({ ...request, limit: request.limit + 1 });
     if (rows.length <= request.limit) return { plants: rows };
     const plants = rows.slice(0, request.limit);
     const after = plants[plants.length - 1]!.id;
-    return { plants, next: request.tags === undefined ? { limit: request.limit, after } : { limit: request.limit, after, tag: request.tags } };
+    return { plants, next: request.tags === undefined ? { limit: request.limit, after } : { limit: request.limit, after, tags: request.tags } };
   }
 }

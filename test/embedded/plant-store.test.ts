@@ -25,14 +25,18 @@ describe('embedded use: createPlantStore() without HTTP', () => {
 
   it('throws the same numeric codes as the HTTP API', async () => {
     await store.create({ id: 1, name: 'Fern' });
+    // What a JavaScript caller, unchecked by the compiler, may pass.
+    const untyped = store as unknown as { create(plant: unknown): Promise<unknown>; list(query: unknown): Promise<unknown> };
     const cases: [Promise<unknown>, number][] = [
-      [store.create({ id: '12', name: 'x' }), 40001],
+      [untyped.create({ id: '12', name: 'x' }), 40001],
       [store.create({ id: 1.5, name: 'x' }), 40001],
       [store.create({ id: 3, name: '   ' }), 40001],
       [store.create({ id: 3, name: 'x', tag: '' }), 40001],
-      [store.create('not a plant'), 40002],
+      [untyped.create('not a plant'), 40002],
       [store.create({ id: 1, name: 'again' }), 40901],
       [store.list({ limit: 0 }), 40003],
+      [untyped.list({ limit: 'ten' }), 40003],
+      [untyped.list('limit=10'), 40003],
       [store.get(0), 40003],
       [store.get(99), 40401],
       [store.delete(99), 40401],
@@ -42,9 +46,9 @@ describe('embedded use: createPlantStore() without HTTP', () => {
 
   it('pages with limit / after / tag and hands back the next query', async () => {
     for (let id = 1; id <= 5; id++) await store.create({ id, name: `p${id}`, tag: id % 2 ? 'odd' : 'even' });
-    const first = await store.list({ limit: 2, tag: 'odd' });
+    const first = await store.list({ limit: 2, tags: ['odd'] });
     expect(first.plants.map((p) => p.id)).to.deep.equal([1, 3]);
-    expect(first.next).to.deep.equal({ limit: 2, after: 3, tag: ['odd'] });
+    expect(first.next).to.deep.equal({ limit: 2, after: 3, tags: ['odd'] });
     // `next` is passed back as it is: the tag filter must survive (page 2 holds no even id).
     const second = await store.list(first.next);
     expect(second.plants.map((p) => p.id)).to.deep.equal([5]);

@@ -19,12 +19,13 @@ const calls = (repo: MongoPlantRepository) => ({
   ping: () => repo.ping(),
 });
 
-async function expectUnavailableInTime(name: string, call: () => Promise<unknown>): Promise<void> {
+async function expectUnavailableInTime(name: string, call: () => Promise<unknown>, message: string | RegExp = 'storage is unavailable'): Promise<void> {
   const started = performance.now();
   const error = await expectStoreError(call(), ErrorCode.StorageUnavailable);
   const elapsed = performance.now() - started;
   expect(elapsed, `${name} took ${Math.round(elapsed)} ms`).to.be.below(TIMEOUT_MS + SLACK_MS);
-  expect(error.message, name).to.equal('storage is unavailable');
+  if (typeof message === 'string') expect(error.message, name).to.equal(message);
+  else expect(error.message, name).to.match(message);
 }
 
 describe('mongo adapter when the database fails', () => {
@@ -100,8 +101,18 @@ describe('mongo adapter when the database fails', () => {
     }
   });
 
-  it('connecting while the database is down fails as storage unavailable within the timeout', async () => {
+  it('connecting while the database is down fails as storage unavailable within the timeout, naming host:port and the cause', async () => {
     await server.stop();
-    await expectUnavailableInTime('connect', () => MongoPlantRepository.connect(server.uri, { timeoutMS: TIMEOUT_MS }));
+    const hostPort = new URL(server.uri).host;
+    await expectUnavailableInTime('connect', () => MongoPlantRepository.connect(server.uri, { timeoutMS: TIMEOUT_MS }), new RegExp(`^cannot reach MongoDB at ${hostPort}: connection refused$`));
+  });
+
+  it('connecting while the database is frozen names the timeout as the cause', async () => {
+    await server.pause();
+    try {
+      await expectUnavailableInTime('connect', () => MongoPlantRepository.connect(server.uri, { timeoutMS: TIMEOUT_MS }), /: no answer within 1000 ms$/);
+    } finally {
+      server.resume();
+    }
   });
 });

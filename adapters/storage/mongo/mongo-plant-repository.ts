@@ -1,6 +1,6 @@
-import { MongoClient, type Collection, type Filter } from 'mongodb';
+import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
 import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js';
-import { isDuplicateKey, withDeadline } from './mongo-errors.js';
+import { connectFailure, isDuplicateKey, withDeadline } from './mongo-errors.js';
 import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
 
 export interface MongoPlantRepositoryOptions {
@@ -48,12 +48,19 @@ export class MongoPlantRepository implements PlantRepository {
     const client = createClient(uri, timeoutMS);
     const databaseName = databaseNameIn(uri) ?? options.databaseName ?? DEFAULT_DATABASE_NAME;
     const repository = new MongoPlantRepository(client, databaseName, options.collectionName ?? DEFAULT_COLLECTION_NAME, timeoutMS);
+    // The monitor's failed checks say why a server cannot be reached (refused, not found…),
+    // where the connect call itself may only time out.
+    const checks: Error[] = [];
+    const onFailedCheck = (event: ServerHeartbeatFailedEvent) => checks.push(event.failure);
+    client.on('serverHeartbeatFailed', onFailedCheck);
     try {
       await withDeadline(timeoutMS, () => client.connect());
       await repository.ensureIndexes();
     } catch (error) {
       await repository.close().catch(() => {});
-      throw error;
+      throw connectFailure(client.options.hosts.join(','), timeoutMS, [error, ...checks]);
+    } finally {
+      client.off('serverHeartbeatFailed', onFailedCheck);
     }
     return repository;
   }

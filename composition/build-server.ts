@@ -1,0 +1,81 @@
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { TokenVerifier } from '../core/index.js';
+import { StaticTokenVerifier, UnusableTokenError } from '../adapters/auth/static-token-verifier.js';
+import { InProcessEventBus } from '../adapters/events/in-process-event-bus.js';
+import { ConfigError, type ServerConfig } from './config.js';
+import { serverSettingsFrom, storageFrom } from './configured-options.js';
+import { InjectionTokens } from './injection-tokens.js';
+import { createLogger } from './logger.js';
+import { PlantStore } from './plant-store.js';
+import { serveStore, type RunningServer } from './server.js';
+import { serverTokens } from './server-tokens.js';
+import { openStorage, type OpenStorage } from './storage.js';
+
+/** What the server logs with: pino's shape, the slice used here. */
+export interface ServerLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** Opens the storage a server keeps its plants in. */
+export type StorageOpener = () => Promise<OpenStorage>;
+
+export interface BuiltServer {
+  readonly store: PlantStore;
+  readonly server: RunningServer;
+  readonly log: ServerLog;
+  /** The token made for this run because none was configured; undefined otherwise. */
+  readonly generatedToken: string | undefined;
+  /** Closes the server (open requests get `graceMs`), then the storage. */
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * The one way a server is built — by the command, the benchmarks and the tests: a
+ * configuration, then each adapter taken from the container. Whatever the container
+ * already holds under a key (a test's storage, log or token verifier) is used instead of
+ * what the configuration names.
+ */
+export async function buildServer(config: ServerConfig, container: DependencyContainer = rootContainer.createChildContainer()): Promise<BuiltServer> {
+  let generatedToken: string | undefined;
+  registerDefault(container, InjectionTokens.Log, () => createLogger(config.logLevel));
+  registerDefault(container, InjectionTokens.Storage, (): StorageOpener => () => openStorage(storageFrom(config)));
+  registerDefault(container, InjectionTokens.TokenVerifier, () => {
+    const { tokens, generated } = serverTokens(config);
+    if (generated) generatedToken = tokens[0];
+    try {
+      return new StaticTokenVerifier(tokens);
+    } catch (error) {
+      throw error instanceof UnusableTokenError ? new ConfigError(error.message) : error;
+    }
+  });
+
+  const log = container.resolve<ServerLog>(InjectionTokens.Log);
+  const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
+  const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
+  const events = new InProcessEventBus((error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'));
+  const store = new PlantStore(storage, events);
+  let server: RunningServer;
+  try {
+    server = await serveStore(store, tokenVerifier, { ...serverSettingsFrom(config), log });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    store,
+    server,
+    log,
+    generatedToken,
+    close: async (graceMs) => {
+      await server.close(graceMs);
+      await store.close();
+    },
+  };
+}
+
+function registerDefault<T>(container: DependencyContainer, token: symbol, make: () => T): void {
+  if (!container.isRegistered(token, true)) container.register<T>(token, { useFactory: instanceCachingFactory(make) });
+}

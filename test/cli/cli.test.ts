@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
@@ -11,13 +11,15 @@ describe('the server command', () => {
     server = undefined;
   });
 
-  it('starts with no configuration on memory storage, prints its URL and a generated token once', async () => {
+  it('starts with no configuration on memory storage; not at a terminal, its generated token goes to a 0600 file and stdout is only JSON', async () => {
     server = await startCli();
     expect(server.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.storage).to.equal('memory');
     const token = server.generatedToken!;
     expect(token).to.match(/^[A-Za-z0-9_-]{40,}$/);
-    expect(server.output().split(token)).to.have.length(2);
+    expect(statSync(server.tokenFile!).mode & 0o777).to.equal(0o600);
+    expect(server.output()).not.to.include(token);
+    for (const line of server.stdout().trim().split('\n')) expect(() => JSON.parse(line), line).not.to.throw();
     const created = await fetch(`${server.url}/plants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -51,9 +53,12 @@ describe('the server command', () => {
     }
   });
 
-  it('exits 0 on SIGTERM', async () => {
+  it('exits 0 on SIGTERM, removing the file of its generated token', async () => {
     server = await startCli();
+    expect(existsSync(server.tokenFile!)).to.equal(true);
     expect(await server.stop('SIGTERM')).to.equal(0);
+    expect(existsSync(server.tokenFile!)).to.equal(false);
+    expect(server.output()).not.to.include(server.generatedToken!);
   });
 
   const badConfigurations: [string, Record<string, string>, RegExp][] = [

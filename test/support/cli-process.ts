@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';
 
@@ -11,10 +12,14 @@ export interface CliServer {
   readonly url: string;
   /** The storage named on the start-up line. */
   readonly storage: string;
-  /** The generated token, when the server printed one. */
+  /** The generated token, read from the file the server logged, when it made one. */
   readonly generatedToken: string | undefined;
+  /** Where the server wrote its generated token. */
+  readonly tokenFile: string | undefined;
   /** Everything printed so far, both streams. */
   output(): string;
+  /** Everything printed so far on standard output. */
+  stdout(): string;
   /** SIGTERM, then the exit code (SIGKILL after 10 s). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -26,7 +31,11 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
-  child.stdout!.on('data', (chunk) => (text += chunk));
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => {
+    text += chunk;
+    stdout += chunk;
+  });
   child.stderr!.on('data', (chunk) => (text += chunk));
   const started = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start-up line within 15 s:\n${text}`)), 15_000);
@@ -44,15 +53,17 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
       reject(new Error(`exited with ${code} before starting:\n${text}`));
     });
   });
-  // The token line follows the start-up line in the same write or the next one.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const token = /generated one for this run:\s*\n\s*(\S+)/.exec(text)?.[1];
+  // A server with no token configured logs where it wrote one, right after the start-up line.
+  const generates = env['PLANT_STORE_TOKENS'] === undefined && env['PLANT_STORE_TOKENS_FILE'] === undefined && !args.includes('--tokens-file');
+  const tokenFile = generates ? (await waitFor(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], () => text)) : undefined;
   return {
     child,
     url: started[1]!,
     storage: started[2]!,
-    generatedToken: token,
+    generatedToken: tokenFile === undefined ? undefined : readFileSync(tokenFile, 'utf8').trim(),
+    tokenFile,
     output: () => text,
+    stdout: () => stdout,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
@@ -63,6 +74,17 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
       return code;
     },
   };
+}
+
+/** Polls `probe` until it answers (every 10 ms, for up to 5 s). */
+async function waitFor<T>(probe: () => T | undefined, context: () => string): Promise<T> {
+  const deadline = performance.now() + 5000;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`gave up waiting:\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Runs the CLI to completion (for --help and bad configurations). */

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';
+import { waitFor } from './wait-for.js';
 
 export const cliPath = join(projectRoot, 'dist', 'composition', 'cli.js');
 
@@ -55,7 +56,7 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
   });
   // A server with no token configured logs where it wrote one, right after the start-up line.
   const generates = env['PLANT_STORE_TOKENS'] === undefined && env['PLANT_STORE_TOKENS_FILE'] === undefined && !args.includes('--tokens-file');
-  const tokenFile = generates ? (await waitFor(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], () => text)) : undefined;
+  const tokenFile = generates ? (await waitFor(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], () => text, 5000)) : undefined;
   return {
     child,
     url: started[1]!,
@@ -74,17 +75,6 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
       return code;
     },
   };
-}
-
-/** Polls `probe` until it answers (every 10 ms, for up to 5 s). */
-async function waitFor<T>(probe: () => T | undefined, context: () => string): Promise<T> {
-  const deadline = performance.now() + 5000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`gave up waiting:\n${context()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Runs the CLI to completion (for --help and bad configurations). */

@@ -1,0 +1,204 @@
+import { expect } from 'chai';
+import { parseConfig, type ServerConfig } from '../../composition/config.js';
+
+type Env = Record<string, string>;
+
+function accepted(argv: string[], env: Env = {}): ServerConfig {
+  const result = parseConfig(argv, env);
+  if (!result.ok) expect.fail(`refused ${JSON.stringify({ argv, env })}: ${result.problems.join(' | ')}`);
+  return result.config;
+}
+
+function refused(argv: string[], env: Env = {}): string[] {
+  const result = parseConfig(argv, env);
+  if (result.ok) expect.fail(`accepted ${JSON.stringify({ argv, env })}`);
+  return [...result.problems];
+}
+
+/**
+ * Every setting: values it takes (given by variable, and by flag where it has one) with
+ * what they become, and values it refuses. Refusals name the flag and variable and repeat
+ * the value given.
+ */
+interface SettingCase {
+  readonly flag?: string;
+  readonly env: string;
+  readonly pick: (config: ServerConfig) => unknown;
+  readonly accepts: readonly (readonly [string, unknown])[];
+  readonly refuses: readonly string[];
+}
+
+const cases: Record<string, SettingCase> = {
+  port: {
+    flag: '--port',
+    env: 'PORT',
+    pick: (c) => c.port,
+    accepts: [['0', 0], ['3000', 3000], ['65535', 65535], [' 8080 ', 8080]],
+    refuses: ['eighty', '-1', '65536', '1e3', '0x10', '3000.5'],
+  },
+  host: {
+    flag: '--host',
+    env: 'HOST',
+    pick: (c) => c.host,
+    accepts: [['0.0.0.0', '0.0.0.0'], ['::1', '::1'], ['localhost', 'localhost']],
+    refuses: ['two words', 'http://host', 'a/b'],
+  },
+  basePath: {
+    flag: '--base-path',
+    env: 'PLANT_STORE_BASE_PATH',
+    pick: (c) => c.basePath,
+    accepts: [['/v1', '/v1'], ['/', ''], ['/api/v2', '/api/v2']],
+    refuses: ['v1', '/v1/', '/v 1', '/v1?x'],
+  },
+  tokens: {
+    env: 'PLANT_STORE_TOKENS',
+    pick: (c) => c.tokens,
+    accepts: [['a-token-0123456789abcdef', ['a-token-0123456789abcdef']], [' one-0123456789abcdef , two-0123456789abcdef ,', ['one-0123456789abcdef', 'two-0123456789abcdef']], [',', undefined]],
+    refuses: [],
+  },
+  tokensFile: {
+    flag: '--tokens-file',
+    env: 'PLANT_STORE_TOKENS_FILE',
+    pick: (c) => c.tokensFile,
+    accepts: [['/etc/plant-store/tokens', '/etc/plant-store/tokens']],
+    refuses: [],
+  },
+  mongodbUri: {
+    flag: '--mongodb-uri',
+    env: 'MONGODB_URI',
+    pick: (c) => c.mongodbUri,
+    accepts: [['mongodb://db:27017/plants', 'mongodb://db:27017/plants'], ['mongodb+srv://cluster.example/x', 'mongodb+srv://cluster.example/x']],
+    refuses: ['http://db:27017', 'db:27017', 'mongodb://'],
+  },
+  mongodbDb: {
+    flag: '--mongodb-db',
+    env: 'MONGODB_DB',
+    pick: (c) => c.mongodbDb,
+    accepts: [['plants', 'plants'], ['plant_store-2', 'plant_store-2']],
+    refuses: ['has space', 'dots.not.allowed', 'x'.repeat(64)],
+  },
+  logLevel: {
+    flag: '--log-level',
+    env: 'PLANT_STORE_LOG_LEVEL',
+    pick: (c) => c.logLevel,
+    accepts: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => [level, level] as const),
+    refuses: ['verbose', 'INFO', '3'],
+  },
+  rateLimit: {
+    flag: '--rate-limit',
+    env: 'PLANT_STORE_RATE_LIMIT',
+    pick: (c) => c.rateLimit,
+    accepts: [['off', undefined], ['10', { perSecond: 10, burst: 100 }], ['0.5', { perSecond: 0.5, burst: 100 }]],
+    refuses: ['0', '-1', 'fast', '1e3', '2000000'],
+  },
+  rateBurst: {
+    flag: '--rate-burst',
+    env: 'PLANT_STORE_RATE_BURST',
+    pick: (c) => c.rateLimit?.burst,
+    accepts: [['1', 1], ['500', 500]],
+    refuses: ['0', '1.5', 'off', 'many'],
+  },
+  authFailureLimit: {
+    flag: '--auth-failure-limit',
+    env: 'PLANT_STORE_AUTH_FAILURE_LIMIT',
+    pick: (c) => c.authFailureLimit,
+    accepts: [['off', undefined], ['30', 30], ['1', 1]],
+    refuses: ['0', '0.5', 'none', '-3'],
+  },
+  bodyLimit: {
+    flag: '--body-limit',
+    env: 'PLANT_STORE_BODY_LIMIT',
+    pick: (c) => c.bodyLimitBytes,
+    accepts: [['64', 64], ['16384', 16384], ['1048576', 1048576]],
+    refuses: ['63', '1048577', '16k', 'off'],
+  },
+  storageTimeout: {
+    flag: '--storage-timeout-ms',
+    env: 'PLANT_STORE_STORAGE_TIMEOUT_MS',
+    pick: (c) => c.storageTimeoutMs,
+    accepts: [['100', 100], ['600000', 600000]],
+    refuses: ['99', '600001', '5s'],
+  },
+  shutdownGrace: {
+    flag: '--shutdown-grace-ms',
+    env: 'PLANT_STORE_SHUTDOWN_GRACE_MS',
+    pick: (c) => c.shutdownGraceMs,
+    accepts: [['0', 0], ['10000', 10000]],
+    refuses: ['-1', '600001', 'soon'],
+  },
+  corsOrigins: {
+    flag: '--cors-origins',
+    env: 'PLANT_STORE_CORS_ORIGINS',
+    pick: (c) => c.corsOrigins,
+    accepts: [['*', ['*']], ['https://a.example, http://b.example:8080', ['https://a.example', 'http://b.example:8080']], [' , ', []]],
+    refuses: ['a.example', 'https://a.example/path', 'ftp://a.example'],
+  },
+};
+
+describe('configuration (parseConfig)', () => {
+  it('with nothing given: the documented defaults', () => {
+    expect(accepted([])).to.deep.equal({
+      port: 3000,
+      host: '127.0.0.1',
+      basePath: '',
+      tokens: undefined,
+      tokensFile: undefined,
+      mongodbUri: undefined,
+      mongodbDb: undefined,
+      logLevel: 'info',
+      rateLimit: { perSecond: 50, burst: 100 },
+      authFailureLimit: 30,
+      bodyLimitBytes: 16384,
+      storageTimeoutMs: 5000,
+      shutdownGraceMs: 10000,
+      corsOrigins: [],
+    });
+  });
+
+  for (const [name, c] of Object.entries(cases)) {
+    describe(name, () => {
+      for (const [text, value] of c.accepts) {
+        it(`takes ${JSON.stringify(text)} as ${JSON.stringify(value)}`, () => {
+          expect(c.pick(accepted([], { [c.env]: text }))).to.deep.equal(value);
+          if (c.flag) expect(c.pick(accepted([c.flag, text]))).to.deep.equal(value);
+        });
+      }
+      for (const text of c.refuses) {
+        it(`refuses ${JSON.stringify(text)}, naming ${c.flag ?? c.env} and the value`, () => {
+          for (const problems of [refused([], { [c.env]: text }), ...(c.flag ? [refused([`${c.flag}=${text}`])] : [])]) {
+            expect(problems).to.have.length(1);
+            expect(problems[0]).to.include(c.env).and.to.include(`"${text}"`);
+            if (c.flag) expect(problems[0]).to.include(c.flag);
+          }
+        });
+      }
+    });
+  }
+
+  it('a flag wins over its variable; an empty variable counts as unset', () => {
+    expect(accepted(['--port', '81'], { PORT: '80' }).port).to.equal(81);
+    expect(accepted([], { PORT: '' }).port).to.equal(3000);
+  });
+
+  it('names every bad value at once, one line each', () => {
+    const problems = refused(['--port', 'x'], { PLANT_STORE_LOG_LEVEL: 'loud', PLANT_STORE_BODY_LIMIT: '1' });
+    expect(problems).to.have.length(3);
+    for (const problem of problems) expect(problem).not.to.include('\n');
+  });
+
+  it("keeps Node's whole hint for an option value that starts with a dash", () => {
+    const [problem] = refused(['--rate-limit', '-1']);
+    expect(problem).to.include("'--rate-limit'").and.to.include("--rate-limit=-XYZ");
+    expect(problem).not.to.include('\n');
+  });
+
+  it('refuses unknown flags, a flag without its value, and positional arguments', () => {
+    expect(refused(['--colour', 'green'])[0]).to.include('--colour');
+    expect(refused(['--port'])[0]).to.include('--port');
+    expect(refused(['serve'])[0]).to.include('serve');
+  });
+
+  it('takes no token from a flag (a command line is public)', () => {
+    expect(refused(['--tokens', 'a-token-0123456789abcdef'])[0]).to.include('--tokens');
+  });
+});

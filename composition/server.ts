@@ -4,7 +4,7 @@ import type { TokenVerifier } from '../core/index.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
-import type { HttpLog } from '../adapters/http/request-log.js';
+import type { HttpLog } from '../adapters/http/http-log.js';
 import type { RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';

@@ -8,7 +8,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
 import { plantRoutes } from './plant-routes.js';
 import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
-import type { HttpLog } from './request-log.js';
+import type { HttpLog } from './http-log.js';
 import { responseHeaders } from './response-headers.js';
 import { TokenBuckets } from './token-buckets.js';
 

@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
-import { logRequest, type HttpLog } from './request-log.js';
+import type { HttpLog } from './http-log.js';
+import { logRequest } from './request-log.js';
 
 /**
  * The outermost middleware: whatever fails below it — request ids and headers, CORS, a

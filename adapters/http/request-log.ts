@@ -1,11 +1,7 @@
 import type { Context } from 'koa';
 import type { PlantStoreError } from '../../core/index.js';
+import type { HttpLog } from './http-log.js';
 
-/** The slice of a structured logger (pino's shape) the HTTP adapter writes to. */
-export interface HttpLog {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
 
 /** What earlier middleware leaves for the request line. */
 export interface RequestLogState {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpLog } from '../../adapters/http/request-log.js';
+import type { HttpLog } from '../../adapters/http/http-log.js';
 import { createPlantStore, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
 import type { PageRequest, Plant, PlantRepository } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';

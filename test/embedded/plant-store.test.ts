@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createPlantStore, ErrorCode, MemoryPlantRepository, type PlantEvent, type PlantStore } from '../../composition/index.js';
+import { createPlantStore, ErrorCode, MemoryPlantRepository, startServer, type PlantEvent, type PlantStore } from '../../composition/index.js';
 import { expectStoreError } from '../support/expect-error.js';
 
 describe('embedded use: createPlantStore() without HTTP', () => {
@@ -90,6 +90,28 @@ describe('embedded use: createPlantStore() without HTTP', () => {
       expect(await store.get(1)).to.deep.equal({ id: 1, name: 'mine' });
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('serving an embedded store', () => {
+  it('startServer refuses a short or malformed token, naming its position and never the token', async () => {
+    const store = await createPlantStore();
+    try {
+      for (const [tokens, message] of [
+        [['x'], /token #1 is shorter than 16 characters/],
+        [['a-good-token-0123456789', 'has a space in it, 0123456789'], /token #2 has characters a bearer token cannot carry/],
+        [[], /at least one token/],
+      ] as const) {
+        const error = await startServer({ store, tokens, port: 0 }).then(
+          () => expect.fail('started'),
+          (e: Error) => e,
+        );
+        expect(error.message).to.match(message);
+        for (const token of tokens) expect(error.message).not.to.include(token);
+      }
+    } finally {
+      await store.close();
     }
   });
 });

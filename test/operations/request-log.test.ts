@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { createPlantStore, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
+import { createPlantStore, MemoryPlantRepository, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
 import { createLogger } from '../../composition/logger.js';
 
 const token = 'log-test-token-0123456789abcdef';
@@ -9,16 +9,17 @@ describe('request log', () => {
   let store: PlantStore;
   let server: RunningServer;
   let captured: string;
-  beforeEach(async () => {
-    captured = '';
-    const sink = new Writable({
+  const sink = () =>
+    new Writable({
       write(chunk, _encoding, done) {
         captured += chunk;
         done();
       },
     });
+  beforeEach(async () => {
+    captured = '';
     store = await createPlantStore();
-    server = await startServer({ store, tokens: [token], port: 0, log: createLogger('info', sink) });
+    server = await startServer({ store, tokens: [token], port: 0, log: createLogger('info', sink()) });
   });
   afterEach(async () => {
     await server.close(0);
@@ -44,7 +45,8 @@ describe('request log', () => {
     expect(requests).to.have.length(3);
     expect(requests[0]).to.include({ requestId: 'client-chosen-42', method: 'POST', route: '/plants', status: 200, tokenHolder: 'token-1' });
     expect(requests[1]).to.include({ requestId: generatedId, method: 'GET', route: '/plants/:id', path: '/plants/1', status: 200 });
-    expect(requests[2]).to.include({ method: 'GET', status: 401 });
+    expect(requests[2]).to.include({ method: 'GET', status: 401, error: 40102, level: 30 });
+    expect(requests[0]).not.to.have.property('error');
     for (const line of requests) expect(line['durationMs']).to.be.a('number').and.at.least(0);
     expect(captured).not.to.include('secret-looking');
   });
@@ -57,6 +59,42 @@ describe('request log', () => {
     expect(lines().filter((line) => line['msg'] === 'request')).to.have.length(4);
     expect(captured).not.to.include(token);
     expect(captured).not.to.include(token.slice(0, 16));
+  });
+
+  it('a 5xx makes one line, at error, with the cause and the request id the client saw', async () => {
+    class FailingRepository extends MemoryPlantRepository {
+      override async page(): Promise<never> {
+        throw new Error('disk on fire');
+      }
+    }
+    const failing = await createPlantStore({ storage: { repository: new FailingRepository(), description: 'failing' } });
+    const failingServer = await startServer({ store: failing, tokens: [token], port: 0, log: createLogger('info', sink()) });
+    try {
+      const answer = await fetch(`${failingServer.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).to.equal(500);
+      const line = lines().find((l) => l['status'] === 500)!;
+      expect(line).to.include({ level: 50, error: 50001, msg: 'request', requestId: answer.headers.get('x-request-id') });
+      expect((line['err'] as { message: string }).message).to.equal('disk on fire');
+      expect(lines().filter((l) => l['requestId'] === line['requestId'])).to.have.length(1);
+    } finally {
+      await failingServer.close(0);
+      await failing.close();
+    }
+  });
+
+  it('a log that throws changes no answer', async () => {
+    const broken = { info: () => { throw new Error('log broken'); }, error: () => { throw new Error('log broken'); } };
+    const other = await startServer({ store, tokens: [token], port: 0, log: broken });
+    try {
+      const ok = await fetch(`${other.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).to.equal(200);
+      expect(await ok.json()).to.deep.equal([]);
+      const refused = await fetch(`${other.url}/plants`);
+      expect(refused.status).to.equal(401);
+      expect(await refused.json()).to.include({ error: 40101 });
+    } finally {
+      await other.close(0);
+    }
   });
 
   it('an unsane X-Request-Id is replaced, not echoed', async () => {

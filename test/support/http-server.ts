@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpLog } from '../../adapters/http/http-log.js';
-import { createPlantStore, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
+import 'reflect-metadata';
+import { container as rootContainer } from 'tsyringe';
+import { buildServer, type ServerLog, type StorageOpener } from '../../composition/build-server.js';
+import { configFrom } from '../../composition/config.js';
+import { InjectionTokens } from '../../composition/injection-tokens.js';
+import type { PlantStore } from '../../composition/plant-store.js';
 import type { PageRequest, Plant, PlantRepository } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { HttpClient } from './http-client.js';
@@ -15,6 +19,8 @@ export interface HttpServerOptions {
   readonly basePath?: string;
   /** How many random tokens to configure; default 1. */
   readonly tokenCount?: number;
+  /** More configuration, as the command's variables (e.g. PLANT_STORE_CORS_ORIGINS). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A real server on an ephemeral loopback port, over a fresh store from the factory. */
@@ -69,42 +75,54 @@ class BreakableRepository implements PlantRepository {
 }
 
 export async function startHttpServer(storage: StorageFactory, options: HttpServerOptions = {}): Promise<HttpServer> {
-  const fixture = await storage();
-  const repository = new BreakableRepository(fixture.repository);
-  const store = await createPlantStore({ storage: { repository, close: () => fixture.close(), description: 'http test' } });
   const tokens = Array.from({ length: options.tokenCount ?? 1 }, randomToken);
-  const serverErrors: unknown[] = [];
-  const log: HttpLog = {
-    info: () => {},
-    error: (fields) => serverErrors.push((fields as { err?: unknown }).err),
-  };
   const basePath = options.basePath ?? '';
-  let running: RunningServer;
-  try {
-    running = await startServer({ store, tokens, port: 0, host: '127.0.0.1', basePath, log });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const openapi = (await (await fetch(`${running.url}/openapi.json`)).json()) as Record<string, unknown>;
+  const serverErrors: unknown[] = [];
+  let repository: BreakableRepository | undefined;
+  // The server is built as the command builds it; the container swaps in the test's storage
+  // (made breakable) and a log that keeps the causes of 5xx answers.
+  const container = rootContainer.createChildContainer();
+  container.register<StorageOpener>(InjectionTokens.Storage, {
+    useValue: async () => {
+      const fixture = await storage();
+      repository = new BreakableRepository(fixture.repository);
+      return { repository, description: 'http test', close: () => fixture.close() };
+    },
+  });
+  container.register<ServerLog>(InjectionTokens.Log, {
+    useValue: {
+      info: () => {},
+      warn: () => {},
+      error: (fields) => serverErrors.push((fields as { err?: unknown }).err),
+    },
+  });
+  const config = configFrom([], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PLANT_STORE_TOKENS: tokens.join(','),
+    PLANT_STORE_BASE_PATH: basePath,
+    // The contract suites run unthrottled; the limits have tests of their own.
+    PLANT_STORE_RATE_LIMIT: 'off',
+    PLANT_STORE_AUTH_FAILURE_LIMIT: 'off',
+    ...options.env,
+  });
+  const built = await buildServer(config, container);
+  const openapi = (await (await fetch(`${built.server.url}/openapi.json`)).json()) as Record<string, unknown>;
   return {
-    url: running.url,
-    port: running.port,
+    url: built.server.url,
+    port: built.server.port,
     openapi,
     basePath,
     token: tokens[0]!,
     tokens,
-    store,
+    store: built.store,
     serverErrors,
     breakStorage: (error) => {
-      repository.fault = error;
+      repository!.fault = error;
     },
-    close: async () => {
-      // Tests read every response and destroy raw sockets, so this resolves at once; the
-      // grace only bounds a test that left a request half-sent.
-      await running.close(1000);
-      await store.close();
-    },
+    // Tests read every response and destroy raw sockets, so this resolves at once; the
+    // grace only bounds a test that left a request half-sent.
+    close: () => built.close(1000),
   };
 }
 

@@ -20,7 +20,8 @@ async function main(argv: string[]): Promise<void> {
   const built = await buildServer(config);
   const { log, server, store } = built;
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
-  const tokenFile = built.generatedToken === undefined ? undefined : await announceGeneratedToken(built, built.generatedToken);
+  // Not awaited before the signal handlers are in place: a SIGTERM may come at any moment.
+  const tokenFile = built.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(built, built.generatedToken);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
@@ -29,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
     try {
       await built.close(config.shutdownGraceMs);
-      await tokenFile?.remove();
+      await (await tokenFile)?.remove();
       log.info({}, 'stopped');
       process.exit(0);
     } catch (error) {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('the server command', () => {
   let server: CliServer | undefined;
@@ -110,7 +111,7 @@ describe('the server command: help and logs', () => {
       const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
       const requestId = response.headers.get('x-request-id')!;
       await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}-wrong` } });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => (server.output().match(/"msg":"request"/g)?.length === 2 ? true : undefined), () => server.output());
       const lines = server
         .output()
         .trim()

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
 import { request } from 'node:http';
+import { waitFor } from '../support/wait-for.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
 
 const token = 'shutdown-token-0123456789abcdef';
@@ -25,12 +26,13 @@ describe('graceful shutdown', () => {
     });
     const responded = once(inFlight, 'response');
     inFlight.write(body.slice(0, 10));
+    // Nothing on the server side tells when it has read the headers: give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const signalledAt = Date.now();
     const exited = once(server.child, 'exit');
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => (server!.output().includes('shutting down') ? true : undefined), () => server!.output());
 
     let refused: unknown;
     try {

@@ -16,18 +16,19 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = readConfig(argv);
   const log = createLogger(config.logLevel);
-  const generated = config.tokens === undefined;
-  const tokens = config.tokens ?? [randomBytes(32).toString('base64url')];
+  // With an identity provider configured, static tokens are optional: none is generated.
+  const generated = config.tokens === undefined && config.jwt === undefined;
+  const tokens = generated ? [randomBytes(32).toString('base64url')] : config.tokens;
   const storage = storageFrom(config);
   const store = await createPlantStore({
     ...(storage && { storage }),
     onListenerError: (error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'),
   });
-  const server = await startServer({ store, tokens, log, ...serverSettingsFrom(config) });
+  const server = await startServer({ store, ...(tokens && { tokens }), log, ...serverSettingsFrom(config) });
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
   if (generated) {
     // Printed, never logged: it is a credential, shown once so the first run needs no set-up.
-    process.stdout.write(`No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run:\n  ${tokens[0]}\n`);
+    process.stdout.write(`No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run:\n  ${tokens![0]}\n`);
   }
 
   let stopping = false;

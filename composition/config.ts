@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { StaticToken } from '../adapters/auth/static-token-rules.js';
+import { jwtFrom, type JwtConfig } from './jwt-config.js';
+import { staticTokensFrom } from './static-tokens-config.js';
 
 /** Everything the server can be told at start-up. */
 export interface ServerConfig {
@@ -7,7 +10,9 @@ export interface ServerConfig {
   readonly host: string;
   readonly basePath: string;
   /** Undefined when none is configured: the server then generates one for its lifetime. */
-  readonly tokens: readonly string[] | undefined;
+  readonly tokens: readonly StaticToken[] | undefined;
+  /** The identity provider whose JWTs are accepted; undefined when none is configured. */
+  readonly jwt: JwtConfig | undefined;
   readonly mongodbUri: string | undefined;
   readonly mongodbDb: string | undefined;
   readonly logLevel: LogLevel;
@@ -36,7 +41,7 @@ export class ConfigError extends Error {
 }
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_LENGTH } from '../adapters/auth/static-token-rules.js';
 
 interface Setting {
   readonly flag: string;
@@ -55,7 +60,11 @@ export const settings = {
   host: { flag: 'host', env: 'HOST', default: '127.0.0.1', help: 'address to listen on (0.0.0.0 for every interface)' },
   basePath: { flag: 'base-path', env: 'PLANT_STORE_BASE_PATH', default: '', help: 'prefix of the API paths, e.g. /v1' },
   tokens: { flag: '', env: 'PLANT_STORE_TOKENS', default: '', help: 'comma-separated bearer tokens (no flag: command lines are public)' },
-  tokensFile: { flag: 'tokens-file', env: 'PLANT_STORE_TOKENS_FILE', default: '', help: 'file with one bearer token per line' },
+  tokensFile: { flag: 'tokens-file', env: 'PLANT_STORE_TOKENS_FILE', default: '', help: 'file with one bearer token per line, optionally followed by scopes' },
+  jwtJwksUrl: { flag: 'jwt-jwks-url', env: 'PLANT_STORE_JWT_JWKS_URL', default: '', help: "accept JWTs signed by the keys at this URL (the identity provider's JWKS)" },
+  jwtIssuer: { flag: 'jwt-issuer', env: 'PLANT_STORE_JWT_ISSUER', default: '', help: 'the iss claim JWTs must carry (needed with the JWKS URL)' },
+  jwtAudience: { flag: 'jwt-audience', env: 'PLANT_STORE_JWT_AUDIENCE', default: '', help: 'the aud claim JWTs must carry (needed with the JWKS URL)' },
+  jwtScopeClaim: { flag: 'jwt-scope-claim', env: 'PLANT_STORE_JWT_SCOPE_CLAIM', default: '', help: 'claim holding the scopes (default: scope, also reading scp)' },
   mongodbUri: { flag: 'mongodb-uri', env: 'MONGODB_URI', default: '', help: 'store plants in MongoDB at this URI (default: in memory)' },
   mongodbDb: { flag: 'mongodb-db', env: 'MONGODB_DB', default: '', help: 'database name when the URI has none (default plant_store)' },
   logLevel: { flag: 'log-level', env: 'PLANT_STORE_LOG_LEVEL', default: 'info', help: LOG_LEVELS.join(', ') },
@@ -68,7 +77,7 @@ export const settings = {
   corsOrigins: { flag: 'cors-origins', env: 'PLANT_STORE_CORS_ORIGINS', default: '', help: 'comma-separated origins allowed by CORS (default: CORS off)' },
 } as const satisfies Record<string, Setting>;
 
-type SettingName = keyof typeof settings;
+export type SettingName = keyof typeof settings;
 
 /** The --help text, generated from the settings table so it cannot drift from it. */
 export function helpText(): string {
@@ -98,6 +107,7 @@ export function readConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     host: host(raw.host),
     basePath: basePath(raw.basePath),
     tokens: tokens(raw.tokens, raw.tokensFile),
+    jwt: jwtFrom(raw, label),
     mongodbUri: raw.mongodbUri || undefined,
     mongodbDb: mongodbDb(raw.mongodbDb),
     logLevel: logLevel(raw.logLevel),
@@ -136,7 +146,7 @@ function readRaw(argv: readonly string[], env: NodeJS.ProcessEnv): Record<Settin
   return raw;
 }
 
-const label = (name: SettingName) => {
+export const label = (name: SettingName) => {
   const s: Setting = settings[name];
   return s.flag ? `--${s.flag} / ${s.env}` : s.env;
 };
@@ -195,15 +205,12 @@ function corsOrigins(raw: string): string[] {
   return origins;
 }
 
-// RFC 6750 b64token: what may follow "Bearer " in the header.
-const tokenSyntax = /^[A-Za-z0-9\-._~+/]+=*$/;
-
-function tokens(list: string, file: string): string[] | undefined {
+function tokens(list: string, file: string): StaticToken[] | undefined {
   const found: string[] = [];
   if (list.trim() !== '') found.push(...list.split(','));
   if (file !== '') found.push(...readTokenFile(file));
   if (found.length === 0) return undefined;
-  return found.map((token, index) => checkToken(token.trim(), index + 1));
+  return staticTokensFrom(found);
 }
 
 function readTokenFile(path: string): string[] {
@@ -213,19 +220,8 @@ function readTokenFile(path: string): string[] {
   } catch (error) {
     throw new ConfigError(`${label('tokensFile')} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${path}`);
   }
-  // One token per line; blank lines and # comments are skipped.
+  // One token per line, optionally followed by its scopes; blank lines and # comments are skipped.
   const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
   if (lines.length === 0) throw new ConfigError(`${label('tokensFile')} holds no token: ${path}`);
   return lines;
-}
-
-// Errors name the token's position, never the token.
-function checkToken(token: string, position: number): string {
-  if (!tokenSyntax.test(token)) {
-    throw new ConfigError(`token #${position} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
-  }
-  if (token.length < MIN_TOKEN_LENGTH) {
-    throw new ConfigError(`token #${position} is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random token`);
-  }
-  return token;
 }

@@ -18,5 +18,6 @@ export function serverSettingsFrom(config: ServerConfig): Omit<ServerOptions, 's
     ...(config.rateLimit && { rateLimit: config.rateLimit }),
     ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
     corsOrigins: config.corsOrigins,
+    ...(config.jwt && { jwt: config.jwt }),
   };
 }

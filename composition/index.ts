@@ -5,3 +5,5 @@ export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-r
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
 export type { CustomStorageOption, MongoStorageOption, StorageOption } from './storage.js';
 export { startServer, type RunningServer, type ServerOptions } from './server.js';
+export type { StaticToken } from '../adapters/auth/static-token-rules.js';
+export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-token-verifier.js';

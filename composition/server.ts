@@ -1,17 +1,24 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
+import type { JwtSettings } from '../adapters/auth/jwt-token-verifier.js';
+import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpLog } from '../adapters/http/request-log.js';
 import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
+import { tokenVerifierFor } from './token-verification.js';
 
 export interface ServerOptions {
   readonly store: PlantStore;
-  /** Accepted bearer tokens; at least one. */
-  readonly tokens: readonly string[];
+  /**
+   * Accepted static bearer tokens (RFC 6750 b64token, at least 16 characters), each a
+   * string (both scopes) or `{ token, scopes }`. At least one, unless `jwt` is given.
+   */
+  readonly tokens?: readonly (string | StaticToken)[];
+  /** Also accept RFC 9068 JWT access tokens from this identity provider. */
+  readonly jwt?: JwtSettings;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 3000; 0 picks a free port. */
@@ -45,14 +52,16 @@ const silent: HttpLog = { info: () => {}, error: () => {} };
 
 /** Serves a store over HTTP; the store stays the caller's to close. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.log ?? silent;
   const app = createHttpApp({
     useCases: options.store.useCases,
-    tokenVerifier: new StaticTokenVerifier(options.tokens),
+    tokenVerifier: tokenVerifierFor(options.tokens, options.jwt, log),
+    acceptsJwt: options.jwt !== undefined,
     basePath: options.basePath ?? '',
     version: packageVersion,
     bodyLimitBytes: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     checkStorage: () => options.store.ping(),
-    log: options.log ?? silent,
+    log,
     rateLimit: options.rateLimit,
     authFailuresPerMinute: options.authFailuresPerMinute,
     corsOrigins: options.corsOrigins,

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { TokenVerifier } from '../../core/index.js';
+import { ALL_SCOPES, type Principal, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
+import { scopesProblem, tokenProblem, type StaticToken } from './static-token-rules.js';
 
 const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
@@ -7,21 +8,33 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
  * Bearer tokens fixed by configuration. Only SHA-256 digests are kept, and every digest
  * is compared with timingSafeEqual: equal-length inputs, no early exit, so the time taken
  * says nothing about how much of a guess was right or which token it resembled.
+ * Answers synchronously: this is the hot path of every request.
  */
 export class StaticTokenVerifier implements TokenVerifier {
   private readonly digests: readonly Buffer[];
+  private readonly principals: readonly Principal[];
 
-  constructor(tokens: readonly string[]) {
+  /** Throws naming the position of the first unusable token (never the token). */
+  constructor(tokens: readonly (string | StaticToken)[]) {
     if (tokens.length === 0) throw new Error('at least one token is required');
-    this.digests = tokens.map(digest);
+    const entries = tokens.map((entry) => (typeof entry === 'string' ? { token: entry } : entry));
+    entries.forEach(({ token, scopes }, index) => {
+      const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
+      if (problem !== undefined) throw new Error(`token #${index + 1} ${problem}`);
+    });
+    this.digests = entries.map(({ token }) => digest(token));
+    this.principals = entries.map(({ scopes }, index) => ({
+      subject: `token-${index + 1}`,
+      scopes: scopes === undefined ? ALL_SCOPES : [...new Set(scopes)],
+    }));
   }
 
-  verify(token: string): string | undefined {
+  verify(token: string): TokenVerdict {
     const presented = digest(token);
-    let holder: string | undefined;
+    let holder: Principal | undefined;
     for (let i = 0; i < this.digests.length; i++) {
-      if (timingSafeEqual(presented, this.digests[i]!)) holder = `token-${i + 1}`;
+      if (timingSafeEqual(presented, this.digests[i]!)) holder = this.principals[i];
     }
-    return holder;
+    return holder ?? 'unknown';
   }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { IdentityProvider } from '../support/identity-provider.js';
 
 describe('the server command', () => {
   let server: CliServer | undefined;
@@ -62,6 +63,24 @@ describe('the server command', () => {
   it('exits 0 on SIGTERM', async () => {
     server = await startCli();
     expect(await server.stop('SIGTERM')).to.equal(0);
+  });
+
+  it('with an identity provider and no static token: generates none, accepts its JWTs, logs the subject and never the JWT', async () => {
+    const idp = await IdentityProvider.start();
+    try {
+      server = await startCli({ PLANT_STORE_JWT_JWKS_URL: idp.jwksUrl, PLANT_STORE_JWT_ISSUER: idp.issuer, PLANT_STORE_JWT_AUDIENCE: idp.audience });
+      expect(server.generatedToken).to.equal(undefined);
+      const token = await idp.sign('ops@example.org', { claims: { scope: 'plants:read' } });
+      expect((await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+      const refused = await fetch(`${server.url}/plants/1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      expect(refused.status).to.equal(403);
+      expect(refused.headers.get('www-authenticate')).to.equal('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
+      await server.stop('SIGTERM');
+      expect(server.output()).to.include('ops@example.org');
+      expect(server.output()).not.to.include(token.split('.')[2]!);
+    } finally {
+      await idp.stop();
+    }
   });
 
   const badConfigurations: [string, Record<string, string>, RegExp][] = [

@@ -32,6 +32,7 @@ const DEFAULT_SCOPE_CLAIM = 'scope';
 const CACHE_CAPACITY = 10_000;
 // Three base64url parts: anything else is not a JWS compact token, so not worth parsing.
 const compactJws = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const loggableSubject = /^[^\x00-\x1f\x7f]{1,255}$/;
 
 /**
  * Verifies access tokens signed by an identity provider: signature against its JWKS,
@@ -81,7 +82,8 @@ export class JwtTokenVerifier implements TokenVerifier {
     } catch (error) {
       return error instanceof JwksUnavailable ? 'unavailable' : 'unknown';
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') return 'unknown';
+    // The subject goes into log lines: a plain, bounded name or no entry.
+    if (typeof payload.sub !== 'string' || !loggableSubject.test(payload.sub)) return 'unknown';
     const principal: Principal = { subject: payload.sub, scopes: this.scopesOf(payload) };
     this.verified.set(token, principal, payload.exp! * 1000);
     return principal;

@@ -112,6 +112,7 @@ describe('JWT access tokens from an identity provider', () => {
       ['wrong issuer', await sign('m', { claims: { iss: 'https://evil.example/' } })],
       ['wrong audience', await sign('m', { claims: { aud: 'https://other-api.example' } })],
       ['no subject', await sign('m', { claims: { sub: undefined } })],
+      ['a subject that would break a log line', await sign('m\nforged log line')],
       ['no expiry', await sign('m', { claims: { exp: undefined } })],
       ['other key, same kid', await sign('m', { key: impostor })],
       ['unpublished key', await sign('m', { key: await newSigningKey() })],

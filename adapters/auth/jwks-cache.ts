@@ -37,13 +37,13 @@ export class JwksCache {
 
   /** Key resolver for jose's jwtVerify. */
   readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
-    if (this.keys === undefined) await this.refresh();
+    if (this.keys === undefined) await this.refreshIfAllowed();
     else if (this.now() - this.fetchedAt > this.options.maxAgeMs && this.cooledDown()) void this.refresh();
     try {
       return await this.held()(header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
-      if (this.cooledDown()) await this.refresh();
+      await this.refreshIfAllowed();
       // A key we do not hold while the provider cannot be reached: the token may be good.
       if (this.lastFetchFailed) throw new JwksUnavailable('the JWKS cannot be fetched and holds no key for this token');
       return this.held()(header, token);
@@ -57,6 +57,12 @@ export class JwksCache {
 
   private cooledDown(): boolean {
     return this.now() - this.attemptedAt >= this.options.cooldownMs;
+  }
+
+  /** Joins a fetch under way, else starts one when the cool-down allows. */
+  private refreshIfAllowed(): Promise<void> | undefined {
+    if (this.pending !== undefined) return this.pending;
+    return this.cooledDown() ? this.refresh() : undefined;
   }
 
   /** One fetch at a time; concurrent callers share it. Never rejects. */

@@ -177,6 +177,24 @@ describe('JWT access tokens from an identity provider', () => {
     expectOk(await server.http.get('/plants', { token: staticToken }), 200);
   });
 
+  it('concurrent first requests, and concurrent requests with a new key, share one JWKS fetch and all succeed', async () => {
+    await start();
+    const first = await Promise.all(Array.from({ length: 5 }, (_, i) => sign(`client-${i}`)).map(async (token) => server.http.get('/plants', { token: await token })));
+    for (const response of first) expectOk(response, 200);
+    expect(idp.fetches).to.equal(1);
+    const next = await idp.publish(await newSigningKey('ES256'));
+    const rotated = await Promise.all(Array.from({ length: 5 }, (_, i) => sign(`client-${i}`, { key: next })).map(async (token) => server.http.get('/plants', { token: await token })));
+    for (const response of rotated) expectOk(response, 200);
+    expect(idp.fetches).to.equal(2);
+  });
+
+  it('a failing JWKS is asked again only after the cool-down, and answers 503 50302 meanwhile', async () => {
+    idp.failing = true;
+    await start({ jwksCooldownMs: 60_000 });
+    for (let i = 0; i < 3; i++) expectError(await server.http.get('/plants', { token: await sign('kim') }), 503, 50302);
+    expect(idp.fetches).to.equal(1);
+  });
+
   it("rate limits are per principal: one subject's many JWTs share a bucket", async () => {
     server = await startAccessServer({ jwt: idp.settings(), secrets: presented, extra: { rateLimit: { perSecond: 0.5, burst: 2 } } });
     const statuses = [];

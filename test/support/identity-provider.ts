@@ -33,6 +33,8 @@ export class IdentityProvider {
   readonly audience = 'https://api.plant-store.test';
   /** How many times the JWKS was fetched. */
   fetches = 0;
+  /** While true, the JWKS endpoint answers 503 (the provider is up but failing). */
+  failing = false;
   private readonly published: SigningKey[] = [];
 
   private constructor(
@@ -44,6 +46,10 @@ export class IdentityProvider {
     let provider: IdentityProvider | undefined;
     const server = createServer((_request, response) => {
       provider!.fetches++;
+      if (provider!.failing) {
+        response.writeHead(503).end();
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ keys: provider!.published.map((key) => key.publicJwk) }));
     });

@@ -6,4 +6,4 @@ export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-st
 export type { CustomStorageOption, MongoStorageOption, StorageOption } from './storage.js';
 export { startServer, type RunningServer, type ServerOptions } from './server.js';
 export type { StaticToken } from '../adapters/auth/static-token-rules.js';
-export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-token-verifier.js';
+export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-settings.js';

@@ -1,4 +1,4 @@
-import { jwtSettingsProblem, type JwtSettings } from '../adapters/auth/jwt-token-verifier.js';
+import { jwtSettingsProblem, type JwtSettings } from '../adapters/auth/jwt-settings.js';
 import { ConfigError, type SettingName } from './config.js';
 
 /** The identity provider the configuration names: URL, issuer and audience, all or none. */

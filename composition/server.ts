@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JwtSettings } from '../adapters/auth/jwt-token-verifier.js';
+import type { JwtSettings } from '../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
@@ -55,7 +55,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? silent;
   const app = createHttpApp({
     useCases: options.store.useCases,
-    tokenVerifier: tokenVerifierFor(options.tokens, options.jwt, log),
+    tokenVerifier: await tokenVerifierFor(options.tokens, options.jwt, log),
     acceptsJwt: options.jwt !== undefined,
     basePath: options.basePath ?? '',
     version: packageVersion,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { exportSPKI } from 'jose';
+import { createPlantStore, startServer } from '../../composition/index.js';
 import { expectError, expectOk, invalidTokenChallenge } from '../support/http-expect.js';
 import { IdentityProvider, newSigningKey } from '../support/identity-provider.js';
 import { startAccessServer, type AccessServer } from '../support/access-server.js';
@@ -201,6 +202,31 @@ describe('JWT access tokens from an identity provider', () => {
     for (let i = 0; i < 3; i++) statuses.push((await server.http.get('/plants', { token: await sign('ivan') })).status);
     expect(statuses).to.deep.equal([200, 200, 429]);
     expectOk(await server.http.get('/plants', { token: await sign('judy') }), 200);
+  });
+
+  it('startServer refuses an HMAC or none algorithm, a bad JWKS URL or clock tolerance', async () => {
+    const store = await createPlantStore();
+    try {
+      const refused: [Record<string, unknown>, RegExp][] = [
+        [{ algorithms: ['HS256'] }, /HS256 is not an asymmetric signature algorithm/],
+        [{ algorithms: ['none'] }, /none is not an asymmetric/],
+        [{ algorithms: [] }, /algorithm list is empty/],
+        [{ jwksUrl: 'file:///etc/keys.json' }, /must be http\(s\)/],
+        [{ clockToleranceSeconds: -1 }, /clock tolerance/],
+      ];
+      for (const [override, message] of refused) {
+        const failure = await startServer({ store, port: 0, jwt: { ...idp.settings(), ...override } as never }).then(
+          async (running) => {
+            await running.close(0);
+            return undefined;
+          },
+          (error: Error) => error,
+        );
+        expect(failure?.message, JSON.stringify(override)).to.match(message);
+      }
+    } finally {
+      await store.close();
+    }
   });
 
   it('the OpenAPI document describes the bearer scheme as JWT and the scopes', async () => {

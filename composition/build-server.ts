@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { TokenVerifier } from '../core/index.js';
-import { StaticTokenVerifier, UnusableTokenError } from '../adapters/auth/static-token-verifier.js';
 import { InProcessEventBus } from '../adapters/events/in-process-event-bus.js';
-import { ConfigError, type ServerConfig } from './config.js';
+import type { ServerConfig } from './config.js';
 import { serverSettingsFrom, storageFrom } from './configured-options.js';
 import { InjectionTokens } from './injection-tokens.js';
 import { createLogger } from './logger.js';
@@ -11,6 +10,7 @@ import { PlantStore } from './plant-store.js';
 import { serveStore, type RunningServer } from './server.js';
 import { serverTokens } from './server-tokens.js';
 import { openStorage, type OpenStorage } from './storage.js';
+import { tokenVerifierFor } from './token-verification.js';
 
 /** What the server logs with: pino's shape, the slice used here. */
 export interface ServerLog {
@@ -42,24 +42,19 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   let generatedToken: string | undefined;
   registerDefault(container, InjectionTokens.Log, () => createLogger(config.logLevel));
   registerDefault(container, InjectionTokens.Storage, (): StorageOpener => () => openStorage(storageFrom(config)));
-  registerDefault(container, InjectionTokens.TokenVerifier, () => {
-    const { tokens, generated } = serverTokens(config);
-    if (generated) generatedToken = tokens[0];
-    try {
-      return new StaticTokenVerifier(tokens);
-    } catch (error) {
-      throw error instanceof UnusableTokenError ? new ConfigError(error.message) : error;
-    }
-  });
-
   const log = container.resolve<ServerLog>(InjectionTokens.Log);
+  if (!container.isRegistered(InjectionTokens.TokenVerifier, true)) {
+    const { tokens, generated } = serverTokens(config);
+    if (generated) generatedToken = tokens[0]!.token;
+    container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.jwt, log) });
+  }
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
   const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
   const events = new InProcessEventBus((error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'));
   const store = new PlantStore(storage, events);
   let server: RunningServer;
   try {
-    server = await serveStore(store, tokenVerifier, { ...serverSettingsFrom(config), log });
+    server = await serveStore(store, tokenVerifier, { ...serverSettingsFrom(config), log, acceptsJwt: config.jwt !== undefined });
   } catch (error) {
     await store.close();
     throw error;

@@ -1,7 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ValidationError } from 'yup';
+import type { StaticToken } from '../adapters/auth/static-token-rules.js';
+import { ConfigError } from './config-error.js';
+import { jwtFrom, type JwtConfig } from './jwt-config.js';
 import { settings, type LogLevel, type Setting, type SettingName, type SettingValues } from './settings.js';
 
+export { ConfigError } from './config-error.js';
 export { LOG_LEVELS, type LogLevel } from './settings.js';
 
 /** Everything the server can be told at start-up, as typed values. */
@@ -10,7 +14,7 @@ export interface ServerConfig {
   readonly host: string;
   readonly basePath: string;
   /** From PLANT_STORE_TOKENS; undefined when none is given there. */
-  readonly tokens: readonly string[] | undefined;
+  readonly tokens: readonly StaticToken[] | undefined;
   /** A file with one token per line; read when the server is built. */
   readonly tokensFile: string | undefined;
   readonly mongodbUri: string | undefined;
@@ -25,6 +29,8 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number;
   /** Origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[];
+  /** The identity provider whose JWTs are accepted; undefined when none. */
+  readonly jwt: JwtConfig | undefined;
 }
 
 export interface RateLimitConfig {
@@ -35,10 +41,6 @@ export interface RateLimitConfig {
 /** A configuration, or every problem found in it (each one line for the operator). */
 export type ConfigResult = { readonly ok: true; readonly config: ServerConfig } | { readonly ok: false; readonly problems: readonly string[] };
 
-/** A configuration the server cannot start with; its message is one line for the operator. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 /**
  * Flags and environment to a typed configuration. Pure: reads nothing but its arguments
@@ -57,12 +59,15 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     try {
       values[name] = setting.parse(raw);
     } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      problems.push(`${labelOf(setting)} ${error.errors[0]}, got "${raw}"`);
+      if (error instanceof ValidationError) problems.push(`${labelOf(setting)} ${error.errors[0]}, got "${raw}"`);
+      else if (error instanceof ConfigError) problems.push(`${labelOf(setting)}: ${error.message}`);
+      else throw error;
     }
   }
   if (problems.length > 0) return { ok: false, problems };
   const v = values as SettingValues;
+  const jwt = jwtFrom(v, (name) => labelOf(settings[name]));
+  if (typeof jwt === 'string') return { ok: false, problems: [jwt] };
   return {
     ok: true,
     config: {
@@ -80,6 +85,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
       storageTimeoutMs: v.storageTimeout,
       shutdownGraceMs: v.shutdownGrace,
       corsOrigins: v.corsOrigins,
+      jwt,
     },
   };
 }

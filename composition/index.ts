@@ -17,6 +17,8 @@ export type { BuiltServer, ServerLog, StorageOpener } from './build-server.js';
 export { ConfigError, configFrom, parseConfig, type ConfigResult, type RateLimitConfig, type ServerConfig } from './config.js';
 export type { LogLevel } from './settings.js';
 export { InjectionTokens } from './injection-tokens.js';
+export type { StaticToken } from '../adapters/auth/static-token-rules.js';
+export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-settings.js';
 
 /** Serves `options.store` over HTTP; the store stays the caller's to close. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenVerifier } from '../core/index.js';
-import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
+import type { JwtSettings } from '../adapters/auth/jwt-settings.js';
+import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpLog } from '../adapters/http/http-log.js';
@@ -9,6 +10,7 @@ import type { RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
 import { BODY_LIMIT_BYTES } from './settings.js';
+import { tokenVerifierFor } from './token-verification.js';
 
 /** How a store is served, apart from which tokens it accepts. */
 export interface HttpSettings {
@@ -32,8 +34,13 @@ export interface HttpSettings {
 
 export interface ServerOptions extends HttpSettings {
   readonly store: PlantStore;
-  /** Accepted bearer tokens; at least one, each 16+ characters of RFC 6750 token syntax. */
-  readonly tokens: readonly string[];
+  /**
+   * Accepted static bearer tokens (RFC 6750 b64token, at least 16 characters), each a
+   * string (both scopes) or `{ token, scopes }`. At least one, unless `jwt` is given.
+   */
+  readonly tokens?: readonly (string | StaticToken)[];
+  /** Also accept RFC 9068 JWT access tokens from this identity provider. */
+  readonly jwt?: JwtSettings;
 }
 
 export interface RunningServer {
@@ -49,16 +56,18 @@ export interface RunningServer {
 
 const silent: HttpLog = { info: () => {}, error: () => {} };
 
-/** Serves a store over HTTP with static tokens; the store stays the caller's to close. */
+/** Serves a store over HTTP; the store stays the caller's to close. Rejects on unusable tokens or JWT settings. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  return serveStore(options.store, new StaticTokenVerifier(options.tokens), options);
+  const tokenVerifier = await tokenVerifierFor(options.tokens, options.jwt, options.log ?? silent);
+  return serveStore(options.store, tokenVerifier, { ...options, acceptsJwt: options.jwt !== undefined });
 }
 
 /** Serves a store over HTTP, its tokens checked by `tokenVerifier`. */
-export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, settings: HttpSettings): Promise<RunningServer> {
+export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, settings: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
   const app = createHttpApp({
     useCases: store.useCases,
     tokenVerifier,
+    acceptsJwt: settings.acceptsJwt ?? false,
     basePath: settings.basePath ?? '',
     version: packageVersion,
     bodyLimitBytes: settings.bodyLimitBytes ?? BODY_LIMIT_BYTES,

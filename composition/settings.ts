@@ -1,4 +1,6 @@
 import { mixed, number, string, type InferType, type Schema } from 'yup';
+import type { StaticToken } from '../adapters/auth/static-token-rules.js';
+import { staticTokensFrom } from './static-tokens-config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -15,7 +17,10 @@ export interface Setting<T> {
   readonly env: string;
   readonly default: string;
   readonly help: string;
-  /** The typed value, or a yup ValidationError whose message says what is accepted. */
+  /**
+   * The typed value; or a yup ValidationError whose message says what is accepted (the value
+   * is quoted after it), or a ConfigError whose message stands alone (for secrets: never quoted).
+   */
   parse(text: string): T;
 }
 
@@ -93,21 +98,31 @@ export const settings = {
       .transform((_, raw: string) => (raw === '/' ? '' : raw))
       .test('shape', 'must look like /v1 (segments of letters, digits, - . _ ~; no trailing slash)', (value) => value === '' || /^(\/[A-Za-z0-9\-._~]+)+$/.test(value ?? '')),
   ),
-  tokens: setting(
-    '',
-    'PLANT_STORE_TOKENS',
-    '',
-    'comma-separated bearer tokens (no flag: command lines are public)',
-    // The tokens' own rules are the token verifier's (it names a bad token by position).
-    mixed<string[]>().transform((_, raw: string) => {
-      const tokens = raw
+  tokens: {
+    flag: '',
+    env: 'PLANT_STORE_TOKENS',
+    default: '',
+    help: 'comma-separated bearer tokens, each optionally followed by scopes (no flag: command lines are public)',
+    // Checked by the static-token adapter's own rules; a refusal names the position, never the token.
+    parse: (text: string): StaticToken[] | undefined => {
+      const entries = text
         .split(',')
-        .map((token) => token.trim())
-        .filter((token) => token !== '');
-      return tokens.length === 0 ? undefined : tokens;
-    }),
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      return entries.length === 0 ? undefined : staticTokensFrom(entries);
+    },
+  },
+  tokensFile: setting(
+    'tokens-file',
+    'PLANT_STORE_TOKENS_FILE',
+    '',
+    'file with one bearer token per line, optionally followed by scopes',
+    optionalText(/^.+$/, 'must name a file'),
   ),
-  tokensFile: setting('tokens-file', 'PLANT_STORE_TOKENS_FILE', '', 'file with one bearer token per line', optionalText(/^.+$/, 'must name a file')),
+  jwtJwksUrl: setting('jwt-jwks-url', 'PLANT_STORE_JWT_JWKS_URL', '', "accept JWTs signed by the keys at this URL (the identity provider's JWKS)", optionalText(/^.+$/, 'must not be empty')),
+  jwtIssuer: setting('jwt-issuer', 'PLANT_STORE_JWT_ISSUER', '', 'the iss claim JWTs must carry (needed with the JWKS URL)', optionalText(/^.+$/, 'must not be empty')),
+  jwtAudience: setting('jwt-audience', 'PLANT_STORE_JWT_AUDIENCE', '', 'the aud claim JWTs must carry (needed with the JWKS URL)', optionalText(/^.+$/, 'must not be empty')),
+  jwtScopeClaim: setting('jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', '', 'claim holding the scopes (default: scope, also reading scp)', optionalText(/^.+$/, 'must not be empty')),
   mongodbUri: setting(
     'mongodb-uri',
     'MONGODB_URI',

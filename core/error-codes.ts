@@ -8,6 +8,7 @@ export const ErrorCode = {
   InvalidParameter: 40003,
   MissingToken: 40101,
   InvalidToken: 40102,
+  InsufficientScope: 40301,
   NoSuchRoute: 40400,
   PlantNotFound: 40401,
   MethodNotAllowed: 40501,
@@ -17,6 +18,7 @@ export const ErrorCode = {
   RateLimited: 42901,
   Internal: 50001,
   StorageUnavailable: 50301,
+  VerificationUnavailable: 50302,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,4 +1,5 @@
 // The framework-free core: what a plant is, what may happen to one, and the ports it needs.
+export * from './access.js';
 export * from './error-codes.js';
 export * from './plant.js';
 export * from './plant-events.js';

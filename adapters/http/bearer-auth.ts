@@ -1,18 +1,21 @@
-import type { Context, Middleware } from 'koa';
-import { ErrorCode, PlantStoreError, type TokenVerifier } from '../../core/index.js';
+import type { Context, Middleware, Next } from 'koa';
+import { ErrorCode, PlantStoreError, type Principal, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
 
-const realm = 'Bearer realm="plant-store"';
+export const realm = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const bearerHeader = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/** State this middleware leaves for later ones (rate limits, logs): never the token. */
+/** State this middleware leaves for later ones (scopes, rate limits, logs): never the token. */
 export interface AuthState {
+  principal: Principal;
+  /** The principal's subject, under the name the request log reads. */
   tokenHolder: string;
 }
 
 /**
  * Runs before anything reads the body, so an anonymous caller cannot make us parse it.
- * `onFailure` hears of every rejected request (for the per-address failure limit).
+ * `onFailure` hears of every rejected request (for the per-address failure limit). A
+ * verifier that answers at once (static tokens) costs no promise here.
  */
 export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Middleware<AuthState> {
   return (ctx, next) => {
@@ -23,13 +26,23 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
       throw new PlantStoreError(ErrorCode.MissingToken, 'missing bearer token: send Authorization: Bearer <token>');
     }
     const token = bearerHeader.exec(header)?.[1];
-    const holder = token === undefined ? undefined : verifier.verify(token);
-    if (holder === undefined) {
-      onFailure(ctx);
-      ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
-      throw new PlantStoreError(ErrorCode.InvalidToken, 'the bearer token is malformed or unknown');
-    }
-    ctx.state.tokenHolder = holder;
-    return next();
+    if (token === undefined) return settle(ctx as Context, 'unknown', next, onFailure);
+    const verdict = verifier.verify(token);
+    if (verdict instanceof Promise) return verdict.then((settled) => settle(ctx as Context, settled, next, onFailure));
+    return settle(ctx as Context, verdict, next, onFailure);
   };
+}
+
+function settle(ctx: Context, verdict: TokenVerdict, next: Next, onFailure: (ctx: Context) => void): Promise<void> {
+  if (verdict === 'unavailable') {
+    throw new PlantStoreError(ErrorCode.VerificationUnavailable, 'the token cannot be verified right now (the identity provider is unreachable); retry later');
+  }
+  if (verdict === 'unknown') {
+    onFailure(ctx);
+    ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
+    throw new PlantStoreError(ErrorCode.InvalidToken, 'the bearer token is malformed, unknown or expired');
+  }
+  ctx.state['principal'] = verdict;
+  ctx.state['tokenHolder'] = verdict.subject;
+  return next();
 }

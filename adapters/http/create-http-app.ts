@@ -1,6 +1,6 @@
 import cors from '@koa/cors';
 import Koa, { type Middleware } from 'koa';
-import type { PlantUseCases, TokenVerifier } from '../../core/index.js';
+import type { PlantOperation, PlantUseCases, TokenVerifier } from '../../core/index.js';
 import { apiDocsRoutes } from './api-docs-routes.js';
 import { bearerAuth } from './bearer-auth.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -10,11 +10,14 @@ import { plantRoutes } from './plant-routes.js';
 import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
 import type { HttpLog } from './http-log.js';
 import { responseHeaders } from './response-headers.js';
+import { scopeGuard } from './scope-guard.js';
 import { TokenBuckets } from './token-buckets.js';
 
 export interface HttpAppOptions {
   readonly useCases: PlantUseCases;
   readonly tokenVerifier: TokenVerifier;
+  /** Identity-provider JWTs are accepted (told in the OpenAPI document). */
+  readonly acceptsJwt?: boolean;
   /** Prefix of every API path, e.g. `/v1`; empty by default. */
   readonly basePath: string;
   /** The release serving the API, shown in the OpenAPI document. */
@@ -34,7 +37,7 @@ export interface HttpAppOptions {
 /**
  * The Koa application, outermost first: error mapping and the request log, request id and
  * fixed headers, CORS, then the routes. Plant routes check route → failed-auth limit →
- * token → rate limit before their handlers.
+ * token → scope → rate limit before their handlers.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
@@ -60,20 +63,22 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   return app;
 }
 
-function guard(options: HttpAppOptions): Middleware[] {
-  const chain: Middleware[] = [];
+/** The checks before each plant operation; the limits are shared by every operation. */
+function guard(options: HttpAppOptions): (operation: PlantOperation) => Middleware[] {
+  const before: Middleware[] = [];
+  const after: Middleware[] = [];
   let onFailure: Parameters<typeof bearerAuth>[1];
   if (options.authFailuresPerMinute !== undefined) {
     const perMinute = options.authFailuresPerMinute;
     const failures = authFailureLimit(new TokenBuckets(perMinute / 60, Math.max(1, Math.round(perMinute))));
-    chain.push(failures.gate);
+    before.push(failures.gate);
     onFailure = failures.recordFailure;
   }
-  chain.push(bearerAuth(options.tokenVerifier, onFailure) as Middleware);
+  before.push(bearerAuth(options.tokenVerifier, onFailure) as Middleware);
   if (options.rateLimit !== undefined) {
-    chain.push(tokenRateLimit(new TokenBuckets(options.rateLimit.perSecond, options.rateLimit.burst)) as Middleware);
+    after.push(tokenRateLimit(new TokenBuckets(options.rateLimit.perSecond, options.rateLimit.burst)) as Middleware);
   }
-  return chain;
+  return (operation) => [...before, scopeGuard(operation) as Middleware, ...after];
 }
 
 function corsFor(origins: readonly string[]): Middleware {

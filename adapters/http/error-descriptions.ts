@@ -9,7 +9,8 @@ export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.MalformedBody]: 'the body is not valid JSON, or not a JSON object',
   [ErrorCode.InvalidParameter]: 'a path or query parameter is invalid (`/plants/abc`, `limit=0`)',
   [ErrorCode.MissingToken]: 'no bearer token',
-  [ErrorCode.InvalidToken]: 'the bearer token is malformed or unknown',
+  [ErrorCode.InvalidToken]: 'the bearer token is malformed, unknown, expired or otherwise unverifiable',
+  [ErrorCode.InsufficientScope]: 'the token lacks the scope the operation needs (`WWW-Authenticate` names it)',
   [ErrorCode.NoSuchRoute]: 'no such route',
   [ErrorCode.PlantNotFound]: 'no plant with that id',
   [ErrorCode.MethodNotAllowed]: 'the method is not allowed on this path (`Allow` lists the allowed ones)',
@@ -19,4 +20,5 @@ export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.RateLimited]: 'rate limit exceeded (`Retry-After` says when to retry)',
   [ErrorCode.Internal]: 'unexpected failure, logged with the request id; nothing internal in the body',
   [ErrorCode.StorageUnavailable]: 'storage unavailable (database down or timing out)',
+  [ErrorCode.VerificationUnavailable]: "token verification unavailable (the identity provider's keys cannot be fetched); retry later, the token may be good",
 };

@@ -10,6 +10,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.InvalidParameter]: 400,
   [ErrorCode.MissingToken]: 401,
   [ErrorCode.InvalidToken]: 401,
+  [ErrorCode.InsufficientScope]: 403,
   [ErrorCode.NoSuchRoute]: 404,
   [ErrorCode.PlantNotFound]: 404,
   [ErrorCode.MethodNotAllowed]: 405,
@@ -19,4 +20,5 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.Internal]: 500,
   [ErrorCode.StorageUnavailable]: 503,
+  [ErrorCode.VerificationUnavailable]: 503,
 };

@@ -13,6 +13,8 @@ export interface OpenApiOptions {
   /** The configured limits, told in the description; 429 is documented either way. */
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | undefined;
   readonly authFailuresPerMinute?: number | undefined;
+  /** Identity-provider JWTs are accepted besides (or instead of) static tokens. */
+  readonly acceptsJwt?: boolean | undefined;
 }
 
 export interface OpenApiDocument extends JsonSchema {
@@ -51,21 +53,36 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       headers: componentHeaders(),
       responses: nonOperationResponses(),
       securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'RFC 6750 bearer token from the server configuration (or the one printed at start-up when none is configured).',
-        },
+        bearerAuth: bearerScheme(options.acceptsJwt === true),
       },
     },
   };
 }
 
+const scopesText =
+  'Scopes: `plants:read` lists and gets plants, `plants:write` creates and deletes them; a token without the needed scope gets 403 (`40301`).';
+
+function bearerScheme(acceptsJwt: boolean): JsonSchema {
+  const staticTokens = 'static tokens from the server configuration (a static token without listed scopes has both)';
+  return acceptsJwt
+    ? {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: `RFC 6750 bearer token: an RFC 9068 JWT access token from the configured identity provider (scopes in its \`scope\` or \`scp\` claim), or one of the ${staticTokens}. ${scopesText} When the provider's keys cannot be fetched, a token signed by a key not yet known answers 503 (\`50302\`).`,
+      }
+    : {
+        type: 'http',
+        scheme: 'bearer',
+        description: `RFC 6750 bearer token: one of the ${staticTokens}, or the one generated at start-up when none is configured. ${scopesText}`,
+      };
+}
+
 function description({ basePath, rateLimit, authFailuresPerMinute }: OpenApiOptions): string {
   const limits = [
     rateLimit
-      ? `This server allows ${rateLimit.perSecond} requests per second per token, ${rateLimit.burst} at once; beyond that, 429 with \`Retry-After\`.`
-      : 'Per-token rate limiting is off on this server.',
+      ? `This server allows ${rateLimit.perSecond} requests per second per principal (a static token, or a JWT subject), ${rateLimit.burst} at once; beyond that, 429 with \`Retry-After\`.`
+      : 'Per-principal rate limiting is off on this server.',
     authFailuresPerMinute === undefined
       ? ''
       : ` After ${authFailuresPerMinute} failed authentications per minute, an address gets 429 for a while, whatever token it sends.`,
@@ -75,6 +92,6 @@ function description({ basePath, rateLimit, authFailuresPerMinute }: OpenApiOpti
     '',
     'On any path: an unknown path answers 404 (`40400`); another method on a known path 405 (`40501`) with `Allow`; `OPTIONS` 200 with `Allow`, no token needed; `HEAD` works where `GET` does. These answers are in `components/responses`.',
     '',
-    `Checks run in this order: route, token, rate limit, media type, size, JSON, validation, conflict. ${limits}`,
+    `Checks run in this order: route, failed-authentication limit, token, scope, rate limit, media type, size, JSON, validation, conflict. ${scopesText} ${limits}`,
   ].join('\n');
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, MAX_PAGE_LIMIT } from '../../core/index.js';
+import { ErrorCode, MAX_PAGE_LIMIT, scopeNeededFor, type PlantOperation } from '../../core/index.js';
 import { errorResponses, json, rateLimitHeaders, response, type HeadersForStatus } from './openapi-responses.js';
 import { schemaRef, type JsonSchema } from './openapi-schemas.js';
 
@@ -7,28 +7,39 @@ export interface PlantPathsOptions {
   readonly bodyLimitBytes: number;
 }
 
-// Codes every plant route can answer: its guard (token, rate limit), an unexpected failure,
-// and storage that does not answer.
-const guarded = [ErrorCode.MissingToken, ErrorCode.InvalidToken, ErrorCode.RateLimited, ErrorCode.Internal, ErrorCode.StorageUnavailable];
+// Codes every plant route can answer: its guard (token, scope, rate limit), an unexpected
+// failure, storage that does not answer, and token keys that cannot be fetched.
+const guarded = [
+  ErrorCode.MissingToken,
+  ErrorCode.InvalidToken,
+  ErrorCode.InsufficientScope,
+  ErrorCode.RateLimited,
+  ErrorCode.Internal,
+  ErrorCode.StorageUnavailable,
+  ErrorCode.VerificationUnavailable,
+];
 
 /**
- * Rate limit headers are set right after authentication, and errors keep headers set before
- * them, so every answer but a 401 may carry them.
+ * Rate limit headers are set after the token and scope checks, and errors keep headers set
+ * before them, so every answer but a 401 or 403 may carry them.
  */
 const guardHeaders: HeadersForStatus = (status) => {
-  if (status === 401) return ['WWW-Authenticate'];
+  if (status === 401 || status === 403) return ['WWW-Authenticate'];
   if (status === 429) return ['Retry-After', ...rateLimitHeaders];
   return rateLimitHeaders;
 };
 
 const parameter = (name: string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });
 
-function operation(id: string, summary: string, description: string, responses: Record<string, JsonSchema>, codes: ErrorCode[]): JsonSchema {
+function operation(id: PlantOperation, summary: string, description: string, responses: Record<string, JsonSchema>, codes: ErrorCode[]): JsonSchema {
+  const scope = scopeNeededFor(id);
   return {
     operationId: id,
     tags: ['plants'],
     summary,
-    description,
+    description: `${description} Needs the \`${scope}\` scope.`,
+    // OpenAPI 3.1 lets a bearer requirement list the roles (here: scopes) it needs.
+    security: [{ bearerAuth: [scope] }],
     responses: { ...responses, ...errorResponses([...codes, ...guarded], guardHeaders) },
   };
 }

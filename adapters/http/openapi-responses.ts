@@ -33,9 +33,10 @@ export function componentHeaders(): Record<string, JsonSchema> {
       schema: { type: 'string' },
     },
     'WWW-Authenticate': {
-      description: 'RFC 6750 challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is malformed or unknown.',
+      description:
+        'RFC 6750 challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is malformed, unknown or expired (401), or `, error="insufficient_scope", scope="<needed>"` when it lacks the scope (403).',
       required: true,
-      schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token")?$' },
+      schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token"|, error="insufficient_scope", scope="plants:(read|write)")?$' },
     },
     Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' } },
     'Retry-After': { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'integer', minimum: 1 } },

@@ -1,21 +1,44 @@
 import { expect } from 'chai';
 import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
+import { ALL_SCOPES } from '../../core/index.js';
 
 describe('static bearer tokens', () => {
-  const verifier = new StaticTokenVerifier(['first-token-0123456789', 'second-token-0123456789']);
+  const verifier = new StaticTokenVerifier(['first-token-0123456789', { token: 'second-token-0123456789', scopes: ['plants:read'] }]);
 
-  it('names the holder of each configured token without revealing it', () => {
-    expect(verifier.verify('first-token-0123456789')).to.equal('token-1');
-    expect(verifier.verify('second-token-0123456789')).to.equal('token-2');
+  it('names the holder of each configured token without revealing it, with its scopes', () => {
+    expect(verifier.verify('first-token-0123456789')).to.deep.equal({ subject: 'token-1', scopes: ALL_SCOPES });
+    expect(verifier.verify('second-token-0123456789')).to.deep.equal({ subject: 'token-2', scopes: ['plants:read'] });
+  });
+
+  it('a token given without scopes, as a string or an entry, has both', () => {
+    const both = new StaticTokenVerifier([{ token: 'entry-token-0123456789' }]);
+    expect(both.verify('entry-token-0123456789')).to.deep.equal({ subject: 'token-1', scopes: ['plants:read', 'plants:write'] });
   });
 
   it('rejects unknown tokens, prefixes, extensions and case changes', () => {
     for (const guess of ['', 'first-token', 'first-token-01234567890', 'FIRST-TOKEN-0123456789', 'x']) {
-      expect(verifier.verify(guess), guess).to.equal(undefined);
+      expect(verifier.verify(guess), guess).to.equal('unknown');
     }
   });
 
   it('refuses to start with no token at all', () => {
     expect(() => new StaticTokenVerifier([])).to.throw(/at least one token/);
+  });
+
+  it('refuses a short or malformed token, or an unknown scope, naming its position and never the token', () => {
+    const refused: [(string | { token: string; scopes: string[] })[], RegExp][] = [
+      [['good-token-0123456789', 'x'], /^token #2 is shorter than 16 characters/],
+      [['has a space-0123456789'], /^token #1 has characters a bearer token cannot carry/],
+      [['bad;token;0123456789'], /^token #1 has characters/],
+      [[{ token: 'good-token-0123456789', scopes: ['plants:admin'] }], /^token #1 names an unknown scope "plants:admin"/],
+    ];
+    for (const [tokens, message] of refused) {
+      expect(() => new StaticTokenVerifier(tokens as never), String(message)).to.throw(message);
+      try {
+        new StaticTokenVerifier(tokens as never);
+      } catch (error) {
+        expect((error as Error).message).not.to.include('0123456789');
+      }
+    }
   });
 });

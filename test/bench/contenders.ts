@@ -36,6 +36,8 @@ export interface Contender {
   readonly storage: string;
   stop(): Promise<void>;
   readonly preloadSeconds: number;
+  /** Bearer token to send instead of the run's static one (e.g. a JWT). */
+  readonly token?: string;
 }
 
 export interface NodeContenderOptions {

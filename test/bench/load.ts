@@ -103,7 +103,7 @@ export async function runLoad(contender: Contender, workload: Workload, ids: IdS
     url: contender.url,
     connections: options.connections,
     duration: options.seconds,
-    headers: { authorization: `Bearer ${options.token}` },
+    headers: { authorization: `Bearer ${contender.token ?? options.token}` },
     requests: workload.requests(contender, ids),
   });
   const wall = (performance.now() - wallBefore) / 1000;

@@ -1,11 +1,13 @@
 import { breakdownSeconds, type Breakdown } from './breakdown-section.js';
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
 import type { RunResult } from './load.js';
+import { renderAccess } from './report-access.js';
 import { renderBreakdown } from './report-breakdown.js';
+import type { AccessResult } from './access-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
-import { comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
+import { accessTarget, comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
 
 export interface Machine {
   readonly cpu: string;
@@ -33,6 +35,7 @@ export interface Outcome {
   readonly breakdown?: Breakdown | undefined;
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
+  readonly access?: AccessResult | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -171,14 +174,17 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     out.push('');
   }
 
+  if (outcome.access !== undefined) out.push(...renderAccess(outcome.access, seriesTable(outcome.access.series, 'token')));
+
   const targets: TargetLine[] = [
     ...comparisonTargets(outcome.compare, settings.connections),
     scalingTarget(outcome.scaling, settings),
     mongoTarget(outcome.mongo),
+    accessTarget(outcome.access),
   ];
 
   out.push('## Targets', '');
-  out.push('Ratios are measured within this run. Throughput targets 1, 2 and 4 use requests per server CPU-second; target 5 uses throughput (the database is the limit there, and it is outside the server process).', '');
+  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4 and 6 use requests per server CPU-second; target 5 uses throughput (the database is the limit there, and it is outside the server process).', '');
   for (const target of targets) out.push(`- **${target.verdict}** ${target.text}`);
   out.push('');
   return { markdown: out.join('\n'), targets };

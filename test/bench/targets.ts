@@ -1,9 +1,11 @@
 /**
- * The benchmark issue's five targets. Each threshold is written once, here: the checks and
+ * The benchmark issue's five targets, and the access issue's one (6). Each threshold is written once, here: the checks and
  * the PASS / FAIL / SKIP lines both read it.
  */
 import { decimal, megabytes, ratio } from './format.js';
 import { failures, find, p99, pairedRatio } from './run-figures.js';
+import type { AccessResult } from './access-section.js';
+import { jwtVersusStatic } from './report-access.js';
 import { CONTENDERS, type MongoResult, type ScalingResult, type Settings, type WorkloadComparison } from './sections.js';
 
 export interface TargetLine {
@@ -17,6 +19,7 @@ const MAX_P99_VS_CEILING = 2;
 const MIN_LARGEST_VS_SMALLEST = 0.9;
 const MAX_RSS_BYTES = 250e6;
 const MIN_VS_RAW_DRIVER = 0.7;
+const MIN_JWT_VS_STATIC = 0.8;
 
 const titles = {
   1: `This server ≥ ${MIN_VS_CEILING.toFixed(2)}× the node:http ceiling in requests per server CPU-second on W1, W2, W3`,
@@ -24,6 +27,7 @@ const titles = {
   3: `W1 p99 latency of this server ≤ ${MAX_P99_VS_CEILING}× the ceiling's`,
   4: `W1 at 1,000,000 plants ≥ ${MIN_LARGEST_VS_SMALLEST}× W1 at 1,000 per CPU-second; RSS at 1,000,000 plants ≤ ${megabytes(MAX_RSS_BYTES)}`,
   5: `MongoDB storage: service ≥ ${MIN_VS_RAW_DRIVER}× the raw-driver loop on the same database (throughput) on W1 and W2`,
+  6: `W3 with a JWT ≥ ${MIN_JWT_VS_STATIC}× W3 with a static token in requests per server CPU-second`,
 } as const;
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
@@ -102,4 +106,13 @@ export function mongoTarget(mongo: MongoResult | undefined): TargetLine {
     verdict: verdict(parts.length === 2 && parts.every((p) => p.ok)),
     text: `5. ${titles[5]}: ${parts.map((p) => `${p.id} ${ratio(p.r)} ${mark(p.ok)}${invalid(p.failed)}`).join(', ')}`,
   };
+}
+
+/** Target 6, from the access section. */
+export function accessTarget(access: AccessResult | undefined): TargetLine {
+  if (access === undefined) return skip(6, 'access section not run');
+  const { perCpu, runs } = jwtVersusStatic(access);
+  const failed = failures(runs);
+  const ok = perCpu.median >= MIN_JWT_VS_STATIC && failed === 0;
+  return { verdict: verdict(ok), text: `6. ${titles[6]}: ${ratio(perCpu.median)} ${mark(ok)}${invalid(failed)}` };
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { IdentityProvider } from '../support/identity-provider.js';
 import { waitFor } from '../support/wait-for.js';
 
 describe('the server command', () => {
@@ -36,7 +37,7 @@ describe('the server command', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
     try {
       const file = join(dir, 'tokens');
-      writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n');
+      writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n# dashboards\nreader-token-0123456789abcdef plants:read\n');
       server = await startCli({
         PLANT_STORE_TOKENS: 'env-token-0123456789abcdef, second-token-0123456789',
         PLANT_STORE_TOKENS_FILE: file,
@@ -49,6 +50,14 @@ describe('the server command', () => {
         const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
         expect(response.status, token).to.equal(200);
       }
+      // The read-only line reads, and may not write; the lines without scopes may do both.
+      const reader = { authorization: 'Bearer reader-token-0123456789abcdef', 'content-type': 'application/json' };
+      expect((await fetch(`${server.url}/plants`, { headers: reader })).status).to.equal(200);
+      const refused = await fetch(`${server.url}/plants`, { method: 'POST', headers: reader, body: JSON.stringify({ id: 1, name: 'Fern' }) });
+      expect(refused.status).to.equal(403);
+      expect(((await refused.json()) as { error: number }).error).to.equal(40301);
+      const writer = { authorization: 'Bearer file-token-0123456789abcdef', 'content-type': 'application/json' };
+      expect((await fetch(`${server.url}/plants`, { method: 'POST', headers: writer, body: JSON.stringify({ id: 1, name: 'Fern' }) })).status).to.equal(200);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -62,12 +71,33 @@ describe('the server command', () => {
     expect(server.output()).not.to.include(server.generatedToken!);
   });
 
+  it('with an identity provider and no static token: generates none, accepts its JWTs, logs the subject and never the JWT', async () => {
+    const idp = await IdentityProvider.start();
+    try {
+      server = await startCli({ PLANT_STORE_JWT_JWKS_URL: idp.jwksUrl, PLANT_STORE_JWT_ISSUER: idp.issuer, PLANT_STORE_JWT_AUDIENCE: idp.audience });
+      expect(server.generatedToken).to.equal(undefined);
+      const token = await idp.sign('ops@example.org', { claims: { scope: 'plants:read' } });
+      expect((await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+      const refused = await fetch(`${server.url}/plants/1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      expect(refused.status).to.equal(403);
+      expect(refused.headers.get('www-authenticate')).to.equal('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
+      await server.stop('SIGTERM');
+      expect(server.output()).to.include('ops@example.org');
+      expect(server.output()).not.to.include(token.split('.')[2]!);
+    } finally {
+      await idp.stop();
+    }
+  });
+
   const badConfigurations: [string, Record<string, string>, RegExp][] = [
     ['a port that is not a number', { PORT: 'eighty' }, /PORT/],
     ['a port out of range', { PORT: '70000' }, /PORT/],
     ['a base path without its leading slash', { PLANT_STORE_BASE_PATH: 'v1' }, /PLANT_STORE_BASE_PATH/],
     ['a short token', { PLANT_STORE_TOKENS: 'short' }, /token #1 is shorter/],
-    ['a token with a space', { PLANT_STORE_TOKENS: 'has a space in the middle of it' }, /token #1 has characters/],
+    ['a token with a character a bearer token cannot carry', { PLANT_STORE_TOKENS: 'has;a;semicolon;in;the;middle' }, /token #1 has characters/],
+    ['a token line naming an unknown scope', { PLANT_STORE_TOKENS: 'first-token-0123456789, second-token-0123456789 plants:admin' }, /token #2 names an unknown scope "plants:admin"/],
+    ['a JWKS URL without issuer and audience', { PLANT_STORE_JWT_JWKS_URL: 'https://idp.example/jwks.json' }, /PLANT_STORE_JWT_ISSUER.*PLANT_STORE_JWT_AUDIENCE/],
+    ['an issuer and audience without a JWKS URL', { PLANT_STORE_JWT_ISSUER: 'https://idp.example/', PLANT_STORE_JWT_AUDIENCE: 'plants' }, /missing --jwt-jwks-url \/ PLANT_STORE_JWT_JWKS_URL$/m],
     ['a missing tokens file', { PLANT_STORE_TOKENS_FILE: '/nonexistent/plant-store-tokens' }, /PLANT_STORE_TOKENS_FILE cannot be read/],
   ];
   for (const [what, env, message] of badConfigurations) {

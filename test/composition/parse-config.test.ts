@@ -26,7 +26,17 @@ interface SettingCase {
   readonly pick: (config: ServerConfig) => unknown;
   readonly accepts: readonly (readonly [string, unknown])[];
   readonly refuses: readonly string[];
+  /** Settings that must come with this one. */
+  readonly companions?: Env;
+  /** A secret: a refusal never repeats the value. */
+  readonly secret?: boolean;
 }
+
+const jwtCompanions: Env = {
+  PLANT_STORE_JWT_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+  PLANT_STORE_JWT_ISSUER: 'https://idp.example/',
+  PLANT_STORE_JWT_AUDIENCE: 'https://plants.example/api',
+};
 
 const cases: Record<string, SettingCase> = {
   port: {
@@ -53,8 +63,45 @@ const cases: Record<string, SettingCase> = {
   tokens: {
     env: 'PLANT_STORE_TOKENS',
     pick: (c) => c.tokens,
-    accepts: [['a-token-0123456789abcdef', ['a-token-0123456789abcdef']], [' one-0123456789abcdef , two-0123456789abcdef ,', ['one-0123456789abcdef', 'two-0123456789abcdef']], [',', undefined]],
+    accepts: [
+      ['a-token-0123456789abcdef', [{ token: 'a-token-0123456789abcdef' }]],
+      [' one-0123456789abcdef , two-0123456789abcdef plants:read,', [{ token: 'one-0123456789abcdef' }, { token: 'two-0123456789abcdef', scopes: ['plants:read'] }]],
+      [',', undefined],
+    ],
+    refuses: ['tiny-token', 'semi;colon;0123456789abcdef', 'a-token-0123456789abcdef plants:admin'],
+    secret: true,
+  },
+  jwtJwksUrl: {
+    flag: '--jwt-jwks-url',
+    env: 'PLANT_STORE_JWT_JWKS_URL',
+    pick: (c) => c.jwt?.jwksUrl,
+    companions: jwtCompanions,
+    accepts: [['https://login.example/keys', 'https://login.example/keys'], ['http://127.0.0.1:8080/jwks', 'http://127.0.0.1:8080/jwks']],
+    refuses: ['not a url', 'ftp://idp.example/jwks'],
+  },
+  jwtIssuer: {
+    flag: '--jwt-issuer',
+    env: 'PLANT_STORE_JWT_ISSUER',
+    pick: (c) => c.jwt?.issuer,
+    companions: jwtCompanions,
+    accepts: [['https://login.example/tenant/', 'https://login.example/tenant/']],
     refuses: [],
+  },
+  jwtAudience: {
+    flag: '--jwt-audience',
+    env: 'PLANT_STORE_JWT_AUDIENCE',
+    pick: (c) => c.jwt?.audience,
+    companions: jwtCompanions,
+    accepts: [['api://plants', 'api://plants']],
+    refuses: [],
+  },
+  jwtScopeClaim: {
+    flag: '--jwt-scope-claim',
+    env: 'PLANT_STORE_JWT_SCOPE_CLAIM',
+    pick: (c) => c.jwt?.scopeClaim,
+    companions: jwtCompanions,
+    accepts: [['scp', 'scp'], ['permissions', 'permissions']],
+    refuses: ['a b', 'x'.repeat(65)],
   },
   tokensFile: {
     flag: '--tokens-file',
@@ -152,22 +199,32 @@ describe('configuration (parseConfig)', () => {
       storageTimeoutMs: 5000,
       shutdownGraceMs: 10000,
       corsOrigins: [],
+      jwt: undefined,
     });
   });
 
   for (const [name, c] of Object.entries(cases)) {
     describe(name, () => {
+      const others = { ...c.companions };
+      delete others[c.env];
       for (const [text, value] of c.accepts) {
         it(`takes ${JSON.stringify(text)} as ${JSON.stringify(value)}`, () => {
-          expect(c.pick(accepted([], { [c.env]: text }))).to.deep.equal(value);
-          if (c.flag) expect(c.pick(accepted([c.flag, text]))).to.deep.equal(value);
+          expect(c.pick(accepted([], { ...others, [c.env]: text }))).to.deep.equal(value);
+          if (c.flag) expect(c.pick(accepted([c.flag, text], others))).to.deep.equal(value);
         });
       }
       for (const text of c.refuses) {
-        it(`refuses ${JSON.stringify(text)}, naming ${c.flag ?? c.env} and the value`, () => {
-          for (const problems of [refused([], { [c.env]: text }), ...(c.flag ? [refused([`${c.flag}=${text}`])] : [])]) {
+        it(`refuses ${JSON.stringify(text)}, naming ${c.flag ?? c.env}${c.secret ? ', never repeating the value' : ' and the value'}`, () => {
+          for (const problems of [refused([], { ...others, [c.env]: text }), ...(c.flag ? [refused([`${c.flag}=${text}`], others)] : [])]) {
             expect(problems).to.have.length(1);
-            expect(problems[0]).to.include(c.env).and.to.include(`"${text}"`);
+            if (c.secret) expect(problems[0]).not.to.include(text);
+            if (c.companions) {
+              // Judged together: the refusal names the identity-provider settings as a group.
+              expect(problems[0]).to.match(/--jwt-jwks-url \/ PLANT_STORE_JWT_JWKS_URL/);
+              continue;
+            }
+            expect(problems[0]).to.include(c.env);
+            if (!c.secret) expect(problems[0]).to.include(`"${text}"`);
             if (c.flag) expect(problems[0]).to.include(c.flag);
           }
         });

@@ -140,7 +140,7 @@ export function authAndOrderSuite(storage: StorageFactory): void {
   });
 
   // Both 429 steps are tested in test/operations/rate-limit.test.ts: this server runs without limits.
-  describe('order of checks: route → address failure limit → token → token rate limit → media type → size → JSON → validation → conflict', () => {
+  describe('order of checks: route → address failure limit → token → scope → token rate limit → media type → size → JSON → validation → conflict', () => {
     const t = useHttpServer(storage);
 
     it('an unknown route without a token is 404, not 401', async () => {

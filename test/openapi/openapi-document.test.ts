@@ -123,6 +123,23 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('every plant operation names its scope and documents 403 40301 and 503 50302; the scheme says JWT only when JWT is on', async () => {
+    api = await serveApi();
+    const needs: Record<string, string> = { listPlants: 'plants:read', getPlant: 'plants:read', createPlant: 'plants:write', deletePlant: 'plants:write' };
+    for (const item of Object.values(api.document.paths as Record<string, any>)) {
+      for (const method of methods.filter((m) => item[m]?.operationId in needs)) {
+        const operation = item[method];
+        expect(operation.security, operation.operationId).to.deep.equal([{ bearerAuth: [needs[operation.operationId]] }]);
+        expect(operation.responses['403'].content['application/json'].schema.allOf[1].properties.error.enum).to.deep.equal([40301]);
+        expect(operation.responses['503'].content['application/json'].schema.allOf[1].properties.error.enum).to.include(50302);
+        expect(operation.responses['403'].headers).to.include.keys('WWW-Authenticate');
+      }
+    }
+    const scheme = api.document.components.securitySchemes.bearerAuth;
+    expect(scheme).not.to.have.property('bearerFormat');
+    expect(scheme.description).to.include('plants:read').and.include('plants:write');
+  });
+
   it('has only schemas that compile in strict JSON Schema 2020-12', async () => {
     api = await serveApi();
     const schemas = schemasOf(api.document);

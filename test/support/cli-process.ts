@@ -54,8 +54,9 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
       reject(new Error(`exited with ${code} before starting:\n${text}`));
     });
   });
-  // A server with no token configured logs where it wrote one, right after the start-up line.
-  const generates = env['PLANT_STORE_TOKENS'] === undefined && env['PLANT_STORE_TOKENS_FILE'] === undefined && !args.includes('--tokens-file');
+  // A server with no token nor identity provider configured logs where it wrote one, right after the start-up line.
+  const configured = ['PLANT_STORE_TOKENS', 'PLANT_STORE_TOKENS_FILE', 'PLANT_STORE_JWT_JWKS_URL'].some((name) => env[name] !== undefined);
+  const generates = !configured && !args.includes('--tokens-file') && !args.includes('--jwt-jwks-url');
   const tokenFile = generates ? (await waitFor(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], () => text, 5000)) : undefined;
   return {
     child,

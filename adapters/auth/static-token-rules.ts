@@ -1,0 +1,39 @@
+import { ALL_SCOPES, isScope, type Scope } from '../../core/index.js';
+
+/** A token fixed by configuration, with the scopes it grants (both when none are named). */
+export interface StaticToken {
+  readonly token: string;
+  readonly scopes?: readonly Scope[];
+}
+
+export const MIN_TOKEN_LENGTH = 16;
+
+/** A configured token that could never be presented, is too easy to guess, or grants an unknown scope. */
+export class UnusableTokenError extends Error {
+  override readonly name = 'UnusableTokenError';
+}
+
+// RFC 6750 b64token: what may follow "Bearer " in the header.
+const tokenSyntax = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Why a configured token cannot be used, as the end of a sentence that starts with the
+ * token's position (never the token itself); undefined when it is fine.
+ */
+export function tokenProblem(token: string): string | undefined {
+  if (!tokenSyntax.test(token)) return 'has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)';
+  if (token.length < MIN_TOKEN_LENGTH) return `is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random token`;
+  return undefined;
+}
+
+/** Why a list of scopes cannot be granted; undefined when every one is known. */
+export function scopesProblem(scopes: readonly string[]): string | undefined {
+  const unknown = scopes.find((scope) => !isScope(scope));
+  return unknown === undefined ? undefined : `names an unknown scope "${unknown}" (known: ${ALL_SCOPES.join(', ')})`;
+}
+
+/** A tokens-file line or list entry: `<token>` or `<token> <scope> <scope>…`, split on spaces. */
+export function parseTokenEntry(entry: string): { token: string; scopes?: string[] } {
+  const [token = '', ...scopes] = entry.trim().split(/\s+/);
+  return scopes.length === 0 ? { token } : { token, scopes };
+}

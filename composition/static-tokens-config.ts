@@ -1,0 +1,16 @@
+import { parseTokenEntry, scopesProblem, tokenProblem, type StaticToken } from '../adapters/auth/static-token-rules.js';
+import type { Scope } from '../core/index.js';
+import { ConfigError } from './config-error.js';
+
+/**
+ * Configured token entries (`<token>` or `<token> <scope>…`) as static tokens, checked by
+ * the static-token adapter's own rules. Errors name the entry's position, never the token.
+ */
+export function staticTokensFrom(entries: readonly string[]): StaticToken[] {
+  return entries.map((entry, index) => {
+    const { token, scopes } = parseTokenEntry(entry);
+    const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
+    if (problem !== undefined) throw new ConfigError(`token #${index + 1} ${problem}`);
+    return scopes === undefined ? { token } : { token, scopes: scopes as Scope[] };
+  });
+}

@@ -1,0 +1,44 @@
+import { ErrorCode } from './error-codes.js';
+import { PlantStoreError } from './plant-store-error.js';
+
+/** What a token may be used for. */
+export const Scope = {
+  Read: 'plants:read',
+  Write: 'plants:write',
+} as const;
+
+export type Scope = (typeof Scope)[keyof typeof Scope];
+
+export const ALL_SCOPES: readonly Scope[] = [Scope.Read, Scope.Write];
+
+export function isScope(value: string): value is Scope {
+  return value === Scope.Read || value === Scope.Write;
+}
+
+/** Who sent a request, as a verified token says: a loggable name (never the token) and its scopes. */
+export interface Principal {
+  readonly subject: string;
+  readonly scopes: readonly Scope[];
+}
+
+export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant';
+
+const scopeByOperation: Readonly<Record<PlantOperation, Scope>> = {
+  listPlants: Scope.Read,
+  getPlant: Scope.Read,
+  createPlant: Scope.Write,
+  deletePlant: Scope.Write,
+};
+
+/** The scope an operation needs. */
+export function scopeNeededFor(operation: PlantOperation): Scope {
+  return scopeByOperation[operation];
+}
+
+/** Throws 40301 unless the principal holds the scope the operation needs. */
+export function requireScope(principal: Principal, operation: PlantOperation): void {
+  const needed = scopeByOperation[operation];
+  if (!principal.scopes.includes(needed)) {
+    throw new PlantStoreError(ErrorCode.InsufficientScope, `this operation needs the ${needed} scope, which the token does not grant`);
+  }
+}

@@ -55,9 +55,21 @@ async function openLmdb(dir: string): Promise<Engine> {
   };
 }
 
+/** The part of classic-level's API used here. */
+interface LevelDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(key: Buffer): Promise<string | undefined>;
+  batch(): { put(key: Buffer, value: string): void; write(): Promise<void> };
+  batch(operations: { type: 'put'; key: Buffer; value: string }[], options: { sync: boolean }): Promise<void>;
+  iterator(options: { gt: Buffer; limit: number }): { all(): Promise<unknown[]> };
+}
+
 async function openLevel(dir: string): Promise<Engine> {
-  const { ClassicLevel } = await import('classic-level');
-  const db = new ClassicLevel<Buffer, string>(dir, { keyEncoding: 'buffer', valueEncoding: 'utf8' });
+  // Not a dependency of the project (LMDB was chosen): loaded by name so the build needs no types.
+  const levelModule = 'classic-level';
+  const { ClassicLevel } = (await import(levelModule)) as { ClassicLevel: new (dir: string, options: object) => LevelDb };
+  const db = new ClassicLevel(dir, { keyEncoding: 'buffer', valueEncoding: 'utf8' });
   await db.open();
   const key = (id: number) => {
     const buffer = Buffer.alloc(8);

@@ -8,6 +8,10 @@ export interface ServerConfig {
   readonly basePath: string;
   /** Undefined when none is configured: the server then generates one for its lifetime. */
   readonly tokens: readonly string[] | undefined;
+  /** Where plants are kept: disk (the default), memory, or mongodb (implied by a MongoDB URI). */
+  readonly storage: StorageKind;
+  /** The disk storage's directory (used when storage is disk). */
+  readonly dataDir: string;
   readonly mongodbUri: string | undefined;
   readonly mongodbDb: string | undefined;
   readonly logLevel: LogLevel;
@@ -26,6 +30,9 @@ export interface RateLimitConfig {
   readonly perSecond: number;
   readonly burst: number;
 }
+
+export const STORAGE_KINDS = ['disk', 'memory', 'mongodb'] as const;
+export type StorageKind = (typeof STORAGE_KINDS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -56,7 +63,9 @@ export const settings = {
   basePath: { flag: 'base-path', env: 'PLANT_STORE_BASE_PATH', default: '', help: 'prefix of the API paths, e.g. /v1' },
   tokens: { flag: '', env: 'PLANT_STORE_TOKENS', default: '', help: 'comma-separated bearer tokens (no flag: command lines are public)' },
   tokensFile: { flag: 'tokens-file', env: 'PLANT_STORE_TOKENS_FILE', default: '', help: 'file with one bearer token per line' },
-  mongodbUri: { flag: 'mongodb-uri', env: 'MONGODB_URI', default: '', help: 'store plants in MongoDB at this URI (default: in memory)' },
+  storage: { flag: 'storage', env: 'PLANT_STORE_STORAGE', default: '', help: `${STORAGE_KINDS.join(', ')} (default disk, or mongodb when a MongoDB URI is set)` },
+  dataDir: { flag: 'data-dir', env: 'PLANT_STORE_DATA_DIR', default: './plant-store-data', help: 'directory of the disk storage, created if missing' },
+  mongodbUri: { flag: 'mongodb-uri', env: 'MONGODB_URI', default: '', help: 'store plants in MongoDB at this URI' },
   mongodbDb: { flag: 'mongodb-db', env: 'MONGODB_DB', default: '', help: 'database name when the URI has none (default plant_store)' },
   logLevel: { flag: 'log-level', env: 'PLANT_STORE_LOG_LEVEL', default: 'info', help: LOG_LEVELS.join(', ') },
   rateLimit: { flag: 'rate-limit', env: 'PLANT_STORE_RATE_LIMIT', default: '50', help: 'requests per second per token, or off' },
@@ -98,6 +107,8 @@ export function readConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     host: host(raw.host),
     basePath: basePath(raw.basePath),
     tokens: tokens(raw.tokens, raw.tokensFile),
+    storage: storageKind(raw.storage, raw.mongodbUri),
+    dataDir: dataDir(raw.dataDir),
     mongodbUri: raw.mongodbUri || undefined,
     mongodbDb: mongodbDb(raw.mongodbDb),
     logLevel: logLevel(raw.logLevel),
@@ -169,6 +180,22 @@ function basePath(raw: string): string {
   if (!/^(\/[A-Za-z0-9\-._~]+)+$/.test(raw)) {
     throw new ConfigError(`${label('basePath')} must look like /v1 (segments of letters, digits, - . _ ~; no trailing slash), got "${raw}"`);
   }
+  return raw;
+}
+
+function storageKind(raw: string, mongodbUri: string): StorageKind {
+  const kind = raw.trim();
+  if (kind === '') return mongodbUri ? 'mongodb' : 'disk';
+  if (!(STORAGE_KINDS as readonly string[]).includes(kind)) {
+    throw new ConfigError(`${label('storage')} must be one of ${STORAGE_KINDS.join(', ')}, got "${raw}"`);
+  }
+  if (kind === 'mongodb' && !mongodbUri) throw new ConfigError(`${label('storage')} is mongodb but no ${label('mongodbUri')} is set`);
+  if (kind !== 'mongodb' && mongodbUri) throw new ConfigError(`${label('storage')} is ${kind} but ${label('mongodbUri')} is set; unset one of them`);
+  return kind as StorageKind;
+}
+
+function dataDir(raw: string): string {
+  if (raw.trim() === '') throw new ConfigError(`${label('dataDir')} must name a directory`);
   return raw;
 }
 

@@ -207,7 +207,7 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   }
 
   const collection = `bench_plants_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const mongoEnv = { MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
+  const mongoEnv = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
   const load = { seconds: settings.seconds, connections: settings.connections, token };
   const ids = new IdSource(FIRST_WRITE_ID);
   let service: Contender | undefined;

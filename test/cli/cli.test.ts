@@ -11,10 +11,10 @@ describe('the server command', () => {
     server = undefined;
   });
 
-  it('starts with no configuration on memory storage, prints its URL and a generated token once', async () => {
+  it('starts with no configuration but a data directory on disk storage, prints its URL and a generated token once', async () => {
     server = await startCli();
     expect(server.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.storage).to.equal('memory');
+    expect(server.storage).to.match(/^disk \/.*plant-store-cli-/);
     const token = server.generatedToken!;
     expect(token).to.match(/^[A-Za-z0-9_-]{40,}$/);
     expect(server.output().split(token)).to.have.length(2);

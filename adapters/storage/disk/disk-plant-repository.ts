@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { MAX_PLANT_ID, type PageRequest, type Plant, type PlantRepository } from '../../../core/index.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { reading, toStoreError, writing } from './disk-errors.js';
+import { mergeById } from './merge-by-id.js';
+
+/** What is kept of a plant: its id is the key it is stored under. */
+interface StoredPlant {
+  readonly name: string;
+  readonly tag?: string;
+}
+type TagKey = [tag: string, id: number];
+
+export interface DiskPlantRepositoryOptions {
+  /** Longest wait for a write to reach the disk, in ms, before it fails as storage unavailable. Default 5000. */
+  readonly timeoutMS?: number;
+}
+
+/** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
+export const DATABASE_FILE_NAME = 'plants.lmdb';
+const DEFAULT_TIMEOUT_MS = 5000;
+
+const toStored = (plant: Plant): StoredPlant => (plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag });
+const toPlant = (id: number, stored: StoredPlant): Plant =>
+  stored.tag === undefined || stored.tag === null ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
+
+/**
+ * Plants in an LMDB environment in a data directory of their own: one B+ tree keyed by id
+ * (`plants`, values `{ name, tag? }`), and a tag index keyed by `[tag, id]` whose value is
+ * the name, so a page — filtered or not — is range reads only, O(limit + log N).
+ *
+ * Durability: a create or delete is acknowledged only once its transaction is flushed to
+ * disk (fsync). LMDB commits every write queued in one event turn as one transaction, so
+ * concurrent writes share one commit and one sync (group commit).
+ */
+export class DiskPlantRepository implements PlantRepository {
+  /**
+   * Creates the directory if missing, takes its lock (DataDirInUseError when another live
+   * process holds it) and opens the environment.
+   */
+  static open(dataDir: string, options: DiskPlantRepositoryOptions = {}): DiskPlantRepository {
+    const timeoutMS = options.timeoutMS ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
+    const directory = resolve(dataDir);
+    mkdirSync(directory, { recursive: true });
+    const lock = DataDirLock.acquire(directory);
+    try {
+      const root = open({ path: join(directory, DATABASE_FILE_NAME) });
+      return new DiskPlantRepository(root, lock, directory, timeoutMS);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private readonly plants: Database<StoredPlant, number>;
+  private readonly byTag: Database<string, TagKey>;
+  private closed = false;
+  /** For start-up lines and logs. */
+  readonly description: string;
+
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly lock: DataDirLock,
+    readonly directory: string,
+    private readonly timeoutMS: number,
+  ) {
+    this.plants = root.openDB<StoredPlant, number>({ name: 'plants' });
+    this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
+    this.description = `disk ${directory}`;
+  }
+
+  async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
+    if (limit <= 0) return [];
+    return reading(() => {
+      if (tags === undefined) {
+        return this.plants.getRange({ start: after + 1, limit }).map(({ key, value }) => toPlant(key, value)).asArray;
+      }
+      // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
+      const ranges = [...new Set(tags)].map((tag) =>
+        this.byTag
+          .getRange({ start: [tag, after + 1], end: [tag, MAX_PLANT_ID + 1], limit })
+          .map(({ key, value }): Plant => ({ id: key[1], name: value, tag })),
+      );
+      return mergeById(ranges, limit);
+    });
+  }
+
+  async findById(id: number): Promise<Plant | undefined> {
+    const stored = reading(() => this.plants.get(id));
+    return stored && toPlant(id, stored);
+  }
+
+  async add(plant: Plant): Promise<boolean> {
+    const stored = toStored(plant);
+    // The existence check runs inside the write transaction: atomic, however many race.
+    const created = this.plants.ifNoExists(plant.id, () => {
+      void this.plants.put(plant.id, stored);
+      if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+    });
+    return writing(this.timeoutMS, this.durable(created));
+  }
+
+  async remove(id: number): Promise<boolean> {
+    // Runs inside the write transaction, so the tag read is the one removed.
+    const removed = this.plants.transaction(() => {
+      const stored = this.plants.get(id);
+      if (stored === undefined) return false;
+      void this.plants.remove(id);
+      if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
+      return true;
+    });
+    return writing(this.timeoutMS, this.durable(removed));
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw toStoreError(new Error('the disk storage is closed'));
+    reading(() => this.plants.getKeysCount({ limit: 1 }));
+  }
+
+  /** Closes the environment and releases the directory's lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.root.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /**
+   * The answer of a write once it is on disk: a commit resolves the write, the sync of that
+   * commit (shared with every write of the same and later transactions) resolves `flushed`.
+   * A refused create waits too, so a 409 never names a plant a crash could still lose.
+   */
+  private async durable<T>(committed: Promise<T>): Promise<T> {
+    const result = await committed;
+    await this.root.flushed;
+    return result;
+  }
+}

@@ -8,10 +8,17 @@ import { serverSettingsFrom, storageFrom } from './configured-options.js';
 import { createLogger } from './logger.js';
 import { createPlantStore } from './plant-store.js';
 import { startServer } from './server.js';
+import { runSubcommand, SUBCOMMANDS_HELP } from './subcommands.js';
 
 async function main(argv: string[]): Promise<void> {
   if (wantsHelp(argv)) {
-    console.log(helpText());
+    console.log(`${helpText()}\n\n${SUBCOMMANDS_HELP}`);
+    return;
+  }
+  const status = await runSubcommand(argv);
+  if (status !== undefined) {
+    // Not process.exit: standard output may still hold exported lines to flush.
+    process.exitCode = status;
     return;
   }
   const config = readConfig(argv);

@@ -15,6 +15,8 @@ export interface DiskStorageOption {
   readonly dataDir: string;
   /** Longest wait for a write to reach the disk before it fails with 50301; default 5000 ms. */
   readonly timeoutMs?: number | undefined;
+  /** Open for reading only, without the directory's lock (exports while a server runs). */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** Any repository of your own (tests swap backends this way). */
@@ -41,7 +43,10 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
   if ('dataDir' in option) {
     // Loaded only when asked for, like the MongoDB driver: embedded users on memory never load LMDB.
     const { DiskPlantRepository } = await import('../adapters/storage/disk/disk-plant-repository.js');
-    const repository = DiskPlantRepository.open(option.dataDir, { ...(option.timeoutMs && { timeoutMS: option.timeoutMs }) });
+    const repository = DiskPlantRepository.open(option.dataDir, {
+      ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
+      ...(option.readOnly && { readOnly: true }),
+    });
     return { repository, description: repository.description, close: () => repository.close() };
   }
   if ('mongodbUri' in option) {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { MAX_PLANT_ID, type PageRequest, type Plant, type PlantRepository } from '../../../core/index.js';
@@ -16,6 +16,11 @@ type TagKey = [tag: string, id: number];
 export interface DiskPlantRepositoryOptions {
   /** Longest wait for a write to reach the disk, in ms, before it fails as storage unavailable. Default 5000. */
   readonly timeoutMS?: number;
+  /**
+   * Reads only, without taking the directory's lock: for exports and backups while a server
+   * writes (LMDB readers never block its writer). The directory must hold a store already.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
@@ -44,10 +49,15 @@ export class DiskPlantRepository implements PlantRepository {
     const timeoutMS = options.timeoutMS ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
     const directory = resolve(dataDir);
+    const path = join(directory, DATABASE_FILE_NAME);
+    if (options.readOnly) {
+      if (!existsSync(path)) throw new Error(`data directory ${directory} holds no plant store (no ${DATABASE_FILE_NAME})`);
+      return new DiskPlantRepository(open({ path, readOnly: true }), undefined, directory, timeoutMS);
+    }
     mkdirSync(directory, { recursive: true });
     const lock = DataDirLock.acquire(directory);
     try {
-      const root = open({ path: join(directory, DATABASE_FILE_NAME) });
+      const root = open({ path });
       return new DiskPlantRepository(root, lock, directory, timeoutMS);
     } catch (error) {
       lock.release();
@@ -63,7 +73,7 @@ export class DiskPlantRepository implements PlantRepository {
 
   private constructor(
     private readonly root: RootDatabase,
-    private readonly lock: DataDirLock,
+    private readonly lock: DataDirLock | undefined,
     readonly directory: string,
     private readonly timeoutMS: number,
   ) {
@@ -103,6 +113,20 @@ export class DiskPlantRepository implements PlantRepository {
     return writing(this.timeoutMS, this.durable(created));
   }
 
+  async addMany(plants: readonly Plant[]): Promise<boolean[]> {
+    // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
+    const added = this.root.transaction(() =>
+      plants.map((plant) => {
+        if (this.plants.doesExist(plant.id)) return false;
+        const stored = toStored(plant);
+        void this.plants.put(plant.id, stored);
+        if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+        return true;
+      }),
+    );
+    return writing(this.timeoutMS, this.durable(added));
+  }
+
   async remove(id: number): Promise<boolean> {
     // Runs inside the write transaction, so the tag read is the one removed.
     const removed = this.plants.transaction(() => {
@@ -127,7 +151,7 @@ export class DiskPlantRepository implements PlantRepository {
     try {
       await this.root.close();
     } finally {
-      this.lock.release();
+      this.lock?.release();
     }
   }
 

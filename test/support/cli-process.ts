@@ -26,7 +26,7 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
   const dataDir = ownDataDir(env, args);
   const child = spawn(process.execPath, [cliPath, ...args], {
     ...(cwd && { cwd }),
-    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env },
+    env: definedOnly({ ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.once('exit', dataDir.remove);
@@ -74,7 +74,7 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
 export async function runCli(env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dataDir = ownDataDir(env, args);
   const child = spawn(process.execPath, [cliPath, ...args], {
-    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env },
+    env: definedOnly({ ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.once('exit', dataDir.remove);
@@ -93,9 +93,15 @@ export async function runCli(env: Record<string, string | undefined>, args: stri
  * when it exits: the default storage is disk, and no test may write into the project.
  */
 function ownDataDir(env: Record<string, string | undefined>, args: string[]): { env: Record<string, string>; remove: () => void } {
-  if (env['PLANT_STORE_DATA_DIR'] !== undefined || args.includes('--data-dir')) return { env: {}, remove: () => {} };
+  // Naming the variable, even as undefined (the server's own default), opts out.
+  if ('PLANT_STORE_DATA_DIR' in env || args.some((arg) => arg.startsWith('--data-dir'))) return { env: {}, remove: () => {} };
   const directory = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
   return { env: { PLANT_STORE_DATA_DIR: directory }, remove: () => rmSync(directory, { recursive: true, force: true }) };
+}
+
+/** A variable given as undefined is left unset (a child's env would otherwise hold the text "undefined"). */
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** The test runner's own environment must not configure the servers it starts. */

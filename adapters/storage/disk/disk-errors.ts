@@ -22,8 +22,14 @@ export function reading<T>(read: () => T): T {
  * Waits for a write at most `timeoutMS`: a disk that stops answering (a hung fsync on a
  * failing device or a network mount) gives StorageUnavailable, not a hung request.
  */
-export async function writing<T>(timeoutMS: number, write: Promise<T>): Promise<T> {
+export async function writing<T>(timeoutMS: number, start: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let write: Promise<T>;
+  try {
+    write = start();
+  } catch (error) {
+    throw toStoreError(error);
+  }
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the disk did not confirm the write within ${timeoutMS} ms`)), timeoutMS);
   });

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { MAX_PLANT_ID, type PageRequest, type Plant, type PlantRepository } from '../../../core/index.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { reading, toStoreError, writing } from './disk-errors.js';
+import { reading, writing } from './disk-errors.js';
 import { mergeById } from './merge-by-id.js';
 
 /** What is kept of a plant: its id is the key it is stored under. */
@@ -84,9 +84,11 @@ export class DiskPlantRepository implements PlantRepository {
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
     if (limit <= 0) return [];
-    return reading(() => {
+    return this.read(() => {
       if (tags === undefined) {
-        return this.plants.getRange({ start: after + 1, limit }).map(({ key, value }) => toPlant(key, value)).asArray;
+        const plants: Plant[] = [];
+        for (const { key, value } of this.plants.getRange({ start: after + 1, limit })) plants.push(toPlant(key, value));
+        return plants;
       }
       // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
       const ranges = [...new Set(tags)].map((tag) =>
@@ -99,49 +101,51 @@ export class DiskPlantRepository implements PlantRepository {
   }
 
   async findById(id: number): Promise<Plant | undefined> {
-    const stored = reading(() => this.plants.get(id));
+    const stored = this.read(() => this.plants.get(id));
     return stored && toPlant(id, stored);
   }
 
   async add(plant: Plant): Promise<boolean> {
     const stored = toStored(plant);
     // The existence check runs inside the write transaction: atomic, however many race.
-    const created = this.plants.ifNoExists(plant.id, () => {
-      void this.plants.put(plant.id, stored);
-      if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
-    });
-    return writing(this.timeoutMS, this.durable(created));
+    return this.write(() =>
+      this.plants.ifNoExists(plant.id, () => {
+        void this.plants.put(plant.id, stored);
+        if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+      }),
+    );
   }
 
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
-    const added = this.root.transaction(() =>
-      plants.map((plant) => {
-        if (this.plants.doesExist(plant.id)) return false;
-        const stored = toStored(plant);
-        void this.plants.put(plant.id, stored);
-        if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
-        return true;
-      }),
+    return this.write(() =>
+      this.root.transaction(() =>
+        plants.map((plant) => {
+          if (this.plants.doesExist(plant.id)) return false;
+          const stored = toStored(plant);
+          void this.plants.put(plant.id, stored);
+          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+          return true;
+        }),
+      ),
     );
-    return writing(this.timeoutMS, this.durable(added));
   }
 
   async remove(id: number): Promise<boolean> {
     // Runs inside the write transaction, so the tag read is the one removed.
-    const removed = this.plants.transaction(() => {
-      const stored = this.plants.get(id);
-      if (stored === undefined) return false;
-      void this.plants.remove(id);
-      if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
-      return true;
-    });
-    return writing(this.timeoutMS, this.durable(removed));
+    return this.write(() =>
+      this.plants.transaction(() => {
+        const stored = this.plants.get(id);
+        if (stored === undefined) return false;
+        void this.plants.remove(id);
+        if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
+        return true;
+      }),
+    );
   }
 
   async ping(): Promise<void> {
-    if (this.closed) throw toStoreError(new Error('the disk storage is closed'));
-    reading(() => this.plants.getKeysCount({ limit: 1 }));
+    this.read(() => this.plants.getKeysCount({ limit: 1 }));
   }
 
   /** Closes the environment and releases the directory's lock. */
@@ -155,14 +159,25 @@ export class DiskPlantRepository implements PlantRepository {
     }
   }
 
+  /** A synchronous read; LMDB's errors (and reads after close) become StorageUnavailable. */
+  private read<T>(read: () => T): T {
+    return reading(() => {
+      if (this.closed) throw new Error('the disk storage is closed');
+      return read();
+    });
+  }
+
   /**
-   * The answer of a write once it is on disk: a commit resolves the write, the sync of that
-   * commit (shared with every write of the same and later transactions) resolves `flushed`.
-   * A refused create waits too, so a 409 never names a plant a crash could still lose.
+   * Starts a write and answers once it is on disk: a commit resolves the write, the sync of
+   * that commit (shared with every write of the same and later transactions) resolves
+   * `flushed`. A refused create waits too, so a 409 never names a plant a crash could lose.
    */
-  private async durable<T>(committed: Promise<T>): Promise<T> {
-    const result = await committed;
-    await this.root.flushed;
-    return result;
+  private write<T>(start: () => Promise<T>): Promise<T> {
+    return writing(this.timeoutMS, async () => {
+      if (this.closed) throw new Error('the disk storage is closed');
+      const result = await start();
+      await this.root.flushed;
+      return result;
+    });
   }
 }

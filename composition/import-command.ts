@@ -59,6 +59,6 @@ function sizeOf(file: string): number {
   try {
     return statSync(file).size;
   } catch (error) {
-    throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }

@@ -2,6 +2,8 @@ import { breakdownSeconds, type Breakdown } from './breakdown-section.js';
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
 import type { RunResult } from './load.js';
 import { renderBreakdown } from './report-breakdown.js';
+import { diskTargets, renderDisk } from './report-disk.js';
+import type { DiskResult } from './disk-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
@@ -33,6 +35,7 @@ export interface Outcome {
   readonly breakdown?: Breakdown | undefined;
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
+  readonly disk?: DiskResult | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -171,10 +174,13 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     out.push('');
   }
 
+  out.push(...renderDisk(outcome.disk, seriesTable));
+
   const targets: TargetLine[] = [
     ...comparisonTargets(outcome.compare, settings.connections),
     scalingTarget(outcome.scaling, settings),
     mongoTarget(outcome.mongo),
+    ...diskTargets(outcome.disk),
   ];
 
   out.push('## Targets', '');

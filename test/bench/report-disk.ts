@@ -27,7 +27,7 @@ export function renderDisk(disk: DiskResult | undefined, table: (series: readonl
   if (disk === undefined) return [...out, 'Not run.', ''];
   const [smallest, largest] = disk.sizes.map((n) => n.toLocaleString('en-US'));
   out.push(
-    `This server on disk storage (${disk.storage}; every create acknowledged after LMDB's fsync) against the same server on memory storage, both holding 1,000 plants, interleaved. Disk stores are filled with \`plant-store import\` (the server then starts with \`BENCH_PLANTS=0\`), memory stores through \`create\`. Ratios here are throughput (req/s): a durable write waits for the disk, which costs time but no CPU, so per-CPU-second figures would hide it.`,
+    `This server on disk storage (${disk.storage.split(' ')[0]} in a temporary data directory; every create acknowledged after LMDB's fsync) against the same server on memory storage, both holding 1,000 plants, interleaved. Disk stores are filled with \`plant-store import\` (the server then starts with \`BENCH_PLANTS=0\`), memory stores through \`create\`. Ratios here are throughput (req/s): a durable write waits for the disk, which costs time but no CPU, so per-CPU-second figures would hide it.`,
     '',
   );
   for (const id of ['W1', 'W2'] as const) {

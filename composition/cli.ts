@@ -6,11 +6,18 @@ import { ConfigError, commandOf, helpText, parseConfig } from './config.js';
 import { buildServer, type BuiltServer } from './build-server.js';
 import { packageVersion } from './package-version.js';
 import { writeGeneratedToken, type TokenFile } from './generated-token.js';
+import { runSubcommand, SUBCOMMANDS_HELP } from './subcommands.js';
 
 async function main(argv: string[]): Promise<void> {
   const command = commandOf(argv);
-  if (command === 'help') return void console.log(helpText());
+  if (command === 'help') return void console.log(`${helpText()}\n\n${SUBCOMMANDS_HELP}`);
   if (command === 'version') return void console.log(packageVersion);
+  const status = await runSubcommand(argv);
+  if (status !== undefined) {
+    // Not process.exit: standard output may still hold exported lines to flush.
+    process.exitCode = status;
+    return;
+  }
   const parsed = parseConfig(argv, process.env);
   if (!parsed.ok) {
     for (const problem of parsed.problems) console.error(`plant-store: ${problem}`);

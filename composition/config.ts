@@ -3,10 +3,10 @@ import { ValidationError } from 'yup';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { ConfigError } from './config-error.js';
 import { jwtFrom, type JwtConfig } from './jwt-config.js';
-import { settings, type LogLevel, type Setting, type SettingName, type SettingValues } from './settings.js';
+import { settings, type LogLevel, type Setting, type SettingName, type SettingValues, type StorageKind } from './settings.js';
 
 export { ConfigError } from './config-error.js';
-export { LOG_LEVELS, type LogLevel } from './settings.js';
+export { LOG_LEVELS, STORAGE_KINDS, type LogLevel, type StorageKind } from './settings.js';
 
 /** Everything the server can be told at start-up, as typed values. */
 export interface ServerConfig {
@@ -17,6 +17,10 @@ export interface ServerConfig {
   readonly tokens: readonly StaticToken[] | undefined;
   /** A file with one token per line; read when the server is built. */
   readonly tokensFile: string | undefined;
+  /** Where plants are kept: disk (the default), memory, or mongodb (implied by a MongoDB URI). */
+  readonly storage: StorageKind;
+  /** The disk storage's directory (used when storage is disk). */
+  readonly dataDir: string;
   readonly mongodbUri: string | undefined;
   readonly mongodbDb: string | undefined;
   readonly logLevel: LogLevel;
@@ -66,8 +70,11 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   }
   if (problems.length > 0) return { ok: false, problems };
   const v = values as SettingValues;
+  // Settings judged together.
   const jwt = jwtFrom(v, (name) => labelOf(settings[name]));
-  if (typeof jwt === 'string') return { ok: false, problems: [jwt] };
+  const storage = storageKind(v.storage, v.mongodbUri);
+  const together = [typeof jwt === 'string' ? jwt : undefined, storage.problem].filter((problem) => problem !== undefined);
+  if (together.length > 0) return { ok: false, problems: together };
   return {
     ok: true,
     config: {
@@ -76,6 +83,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
       basePath: v.basePath,
       tokens: v.tokens,
       tokensFile: v.tokensFile,
+      storage: storage.kind!,
+      dataDir: v.dataDir,
       mongodbUri: v.mongodbUri,
       mongodbDb: v.mongodbDb,
       logLevel: v.logLevel,
@@ -85,7 +94,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
       storageTimeoutMs: v.storageTimeout,
       shutdownGraceMs: v.shutdownGrace,
       corsOrigins: v.corsOrigins,
-      jwt,
+      jwt: jwt as Exclude<typeof jwt, string>,
     },
   };
 }
@@ -136,6 +145,16 @@ function readFlags(argv: readonly string[]): Record<string, string | boolean | u
     // Node's own hint spans lines ("…use '--rate-limit=-XYZ'"): keep all of it, on one line.
     return `${(error as Error).message.replace(/\s*\n\s*/g, ' ')} (see --help)`;
   }
+}
+
+/** The storage the settings select: as given, else mongodb with a URI, else disk; or why they disagree. */
+function storageKind(given: string | undefined, mongodbUri: string | undefined): { kind?: StorageKind; problem?: string } {
+  const storage = labelOf(settings.storage);
+  const uri = labelOf(settings.mongodbUri);
+  if (given === undefined) return { kind: mongodbUri ? 'mongodb' : 'disk' };
+  if (given === 'mongodb' && !mongodbUri) return { problem: `${storage} is mongodb but no ${uri} is set` };
+  if (given !== 'mongodb' && mongodbUri) return { problem: `${storage} is ${given} but ${uri} is set; unset one of them` };
+  return { kind: given as StorageKind };
 }
 
 function labelOf(setting: Setting<unknown>): string {

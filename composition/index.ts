@@ -11,7 +11,7 @@ export type { ListenerErrorReporter, PlantEventListener } from '../adapters/even
 export type { HttpLog } from '../adapters/http/http-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
-export type { CustomStorageOption, MongoStorageOption, StorageOption } from './storage.js';
+export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOption } from './storage.js';
 export type { HttpSettings, RunningServer, ServerOptions } from './server.js';
 export type { BuiltServer, ServerLog, StorageOpener } from './build-server.js';
 export { ConfigError, configFrom, parseConfig, type ConfigResult, type RateLimitConfig, type ServerConfig } from './config.js';

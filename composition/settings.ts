@@ -7,6 +7,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
+export const STORAGE_KINDS = ['disk', 'memory', 'mongodb'] as const;
+export type StorageKind = (typeof STORAGE_KINDS)[number];
+
 /**
  * One setting: its flag (empty: variable only), its variable, its default as text, its help
  * line, and the yup schema that turns the text into a typed value or a one-line refusal
@@ -123,11 +126,25 @@ export const settings = {
   jwtIssuer: setting('jwt-issuer', 'PLANT_STORE_JWT_ISSUER', '', 'the iss claim JWTs must carry (needed with the JWKS URL)', optionalText(/^.+$/, 'must not be empty')),
   jwtAudience: setting('jwt-audience', 'PLANT_STORE_JWT_AUDIENCE', '', 'the aud claim JWTs must carry (needed with the JWKS URL)', optionalText(/^.+$/, 'must not be empty')),
   jwtScopeClaim: setting('jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', '', 'claim holding the scopes (default: scope, also reading scp)', optionalText(/^.+$/, 'must not be empty')),
+  storage: setting(
+    'storage',
+    'PLANT_STORE_STORAGE',
+    '',
+    `${STORAGE_KINDS.join(', ')} (default disk, or mongodb when a MongoDB URI is set)`,
+    optionalText(new RegExp(`^(${STORAGE_KINDS.join('|')})$`), `must be one of ${STORAGE_KINDS.join(', ')}`),
+  ),
+  dataDir: setting(
+    'data-dir',
+    'PLANT_STORE_DATA_DIR',
+    './plant-store-data',
+    'directory of the disk storage, created if missing',
+    string().required('must name a directory').matches(/\S/, 'must name a directory'),
+  ),
   mongodbUri: setting(
     'mongodb-uri',
     'MONGODB_URI',
     '',
-    'store plants in MongoDB at this URI (default: in memory)',
+    'store plants in MongoDB at this URI',
     optionalText(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URI'),
   ),
   mongodbDb: setting(

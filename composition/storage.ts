@@ -10,6 +10,15 @@ export interface MongoStorageOption {
   readonly timeoutMs?: number | undefined;
 }
 
+/** Plants on disk in this directory (created if missing), held by this process alone while open. */
+export interface DiskStorageOption {
+  readonly dataDir: string;
+  /** Longest wait for a write to reach the disk before it fails with 50301; default 5000 ms. */
+  readonly timeoutMs?: number | undefined;
+  /** Open for reading only, without the directory's lock (exports while a server runs). */
+  readonly readOnly?: boolean | undefined;
+}
+
 /** Any repository of your own (tests swap backends this way). */
 export interface CustomStorageOption {
   readonly repository: PlantRepository;
@@ -18,7 +27,7 @@ export interface CustomStorageOption {
 }
 
 /** Where a store keeps its plants. Omitted: in this process's memory. */
-export type StorageOption = MongoStorageOption | CustomStorageOption;
+export type StorageOption = DiskStorageOption | MongoStorageOption | CustomStorageOption;
 
 export interface OpenStorage {
   readonly repository: PlantRepository;
@@ -30,6 +39,15 @@ export interface OpenStorage {
 export async function openStorage(option?: StorageOption): Promise<OpenStorage> {
   if (option === undefined) {
     return { repository: new MemoryPlantRepository(), description: 'memory', close: async () => {} };
+  }
+  if ('dataDir' in option) {
+    // Loaded only when asked for, like the MongoDB driver: embedded users on memory never load LMDB.
+    const { DiskPlantRepository } = await import('../adapters/storage/disk/disk-plant-repository.js');
+    const repository = DiskPlantRepository.open(option.dataDir, {
+      ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
+      ...(option.readOnly && { readOnly: true }),
+    });
+    return { repository, description: repository.description, close: () => repository.close() };
   }
   if ('mongodbUri' in option) {
     // Loaded only when asked for: the driver alone adds about 20 MB to a process.

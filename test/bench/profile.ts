@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const { sharedDatabase, TEST_DATABASE_NAME, dropCollection } = await import('../support/test-database.js');
     const { uri } = await sharedDatabase();
     const collection = `bench_profile_${process.pid}`;
-    const env = { MONGODB_URI: uri, MONGODB_DB: TEST_DATABASE_NAME, BENCH_MONGODB_COLLECTION: collection };
+    const env = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: TEST_DATABASE_NAME, BENCH_MONGODB_COLLECTION: collection };
     server = await startPlantStore({ name: 'this server on MongoDB', plants, token, nodeOptions, env });
     cleanUp = () => dropCollection(uri, collection);
   } else {

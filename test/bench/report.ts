@@ -4,6 +4,8 @@ import type { RunResult } from './load.js';
 import { renderAccess } from './report-access.js';
 import { renderBreakdown } from './report-breakdown.js';
 import type { AccessResult } from './access-section.js';
+import { diskTargets, renderDisk } from './report-disk.js';
+import type { DiskResult } from './disk-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
@@ -36,6 +38,7 @@ export interface Outcome {
   readonly scaling?: ScalingResult | undefined;
   readonly mongo?: MongoResult | undefined;
   readonly access?: AccessResult | undefined;
+  readonly disk?: DiskResult | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -175,12 +178,14 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
   }
 
   if (outcome.access !== undefined) out.push(...renderAccess(outcome.access, seriesTable(outcome.access.series, 'token')));
+  out.push(...renderDisk(outcome.disk, seriesTable));
 
   const targets: TargetLine[] = [
     ...comparisonTargets(outcome.compare, settings.connections),
     scalingTarget(outcome.scaling, settings),
     mongoTarget(outcome.mongo),
     accessTarget(outcome.access),
+    ...diskTargets(outcome.disk),
   ];
 
   out.push('## Targets', '');

@@ -6,7 +6,7 @@
  * 50 connections, sizes 1,000 / 100,000 / 1,000,000). For development they can be
  * shortened — a shortened run says so at the top of the report:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
- *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access   (any subset)
+ *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
  * MONGODB_URI, when set, is the database of the MongoDB section (as for the tests);
@@ -20,12 +20,13 @@ import { isAbsolute, join, relative } from 'node:path';
 import { projectRoot } from '../support/project-root.js';
 import { accessSection } from './access-section.js';
 import { breakdownSection } from './breakdown-section.js';
+import { diskSection } from './disk-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
 import { render, type Machine, type Outcome } from './report.js';
 import { compareSection, mongoSection, progress, scalingSection, type SectionName, type Settings } from './sections.js';
 
 const require = createRequire(import.meta.url);
-const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access'] as SectionName[] };
+const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk'] as SectionName[] };
 
 function numberFrom(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   const scaling = settings.sections.has('scaling') ? await scalingSection(settings, token) : undefined;
   const mongo = settings.sections.has('mongodb') ? await mongoSection(settings, token) : undefined;
   const access = settings.sections.has('access') ? await accessSection(settings, token) : undefined;
+  const disk = settings.sections.has('disk') ? await diskSection(settings, token) : undefined;
 
   const outcome: Outcome = {
     settings,
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
     scaling,
     mongo,
     access,
+    disk,
   };
   const { markdown, targets } = render(outcome);
   writeFileSync(output, markdown);

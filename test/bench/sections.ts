@@ -19,7 +19,7 @@ export interface Settings {
   readonly sections: ReadonlySet<SectionName>;
 }
 
-export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk';
 
 export const SEEDED_PLANTS = 1000;
 /** Wait after the scaling rounds before reading memory (see scalingSection). */
@@ -207,7 +207,7 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   }
 
   const collection = `bench_plants_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const mongoEnv = { MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
+  const mongoEnv = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
   const load = { seconds: settings.seconds, connections: settings.connections, token };
   const ids = new IdSource(FIRST_WRITE_ID);
   let service: Contender | undefined;

@@ -13,10 +13,10 @@ describe('the server command', () => {
     server = undefined;
   });
 
-  it('starts with no configuration on memory storage; not at a terminal, its generated token goes to a 0600 file and stdout is only JSON', async () => {
+  it('starts with no configuration but a data directory on disk storage; not at a terminal, its generated token goes to a 0600 file and stdout is only JSON', async () => {
     server = await startCli();
     expect(server.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.storage).to.equal('memory');
+    expect(server.storage).to.match(/^disk \/.*plant-store-cli-/);
     const token = server.generatedToken!;
     expect(token).to.match(/^[A-Za-z0-9_-]{40,}$/);
     expect(statSync(server.tokenFile!).mode & 0o777).to.equal(0o600);

@@ -107,6 +107,24 @@ export function storageContract(adapterName: string, factory: StorageFactory): v
       expect(await repo.page({ limit: 10 })).to.have.length(1);
     });
 
+    it('addMany, where offered, adds each plant as add would: taken ids, repeats in the list included, report false', async function () {
+      if (repo.addMany === undefined) this.skip();
+      await addAll([{ id: 2, name: 'kept' }]);
+      const added = await repo.addMany!([
+        { id: 1, name: 'a', tag: 'fern' },
+        { id: 2, name: 'taken' },
+        { id: 3, name: 'c' },
+        { id: 1, name: 'repeat' },
+      ]);
+      expect(added).to.deep.equal([true, false, true, false]);
+      expect(await repo.page({ limit: 10 })).to.deep.equal([
+        { id: 1, name: 'a', tag: 'fern' },
+        { id: 2, name: 'kept' },
+        { id: 3, name: 'c' },
+      ]);
+      expect(ids(await repo.page({ limit: 10, tags: ['fern'] }))).to.deep.equal([1]);
+    });
+
     it('findById returns the plant, or undefined for an unknown id', async () => {
       await addAll([{ id: 8, name: 'Monstera', tag: 'tropical' }]);
       expect(await repo.findById(8)).to.deep.equal({ id: 8, name: 'Monstera', tag: 'tropical' });

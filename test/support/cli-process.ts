@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';
 import { waitFor } from './wait-for.js';
@@ -26,11 +27,14 @@ export interface CliServer {
 }
 
 /** Runs the built CLI as its own process on a free port and waits for its start-up line. */
-export async function startCli(env: Record<string, string | undefined> = {}, args: string[] = []): Promise<CliServer> {
+export async function startCli(env: Record<string, string | undefined> = {}, args: string[] = [], cwd?: string): Promise<CliServer> {
+  const dataDir = ownDataDir(env, args);
   const child = spawn(process.execPath, [cliPath, ...args], {
-    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...env },
+    ...(cwd && { cwd }),
+    env: definedOnly({ ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.once('exit', dataDir.remove);
   let text = '';
   let stdout = '';
   child.stdout!.on('data', (chunk) => {
@@ -80,10 +84,12 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
 
 /** Runs the CLI to completion (for --help and bad configurations). */
 export async function runCli(env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const dataDir = ownDataDir(env, args);
   const child = spawn(process.execPath, [cliPath, ...args], {
-    env: { ...withoutPlantStoreVariables(process.env), PORT: '0', ...env },
+    env: definedOnly({ ...withoutPlantStoreVariables(process.env), PORT: '0', ...dataDir.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.once('exit', dataDir.remove);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -92,6 +98,22 @@ export async function runCli(env: Record<string, string | undefined>, args: stri
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(killer);
   return { code, stdout, stderr };
+}
+
+/**
+ * A process started without a data directory of its own gets a fresh temporary one, removed
+ * when it exits: the default storage is disk, and no test may write into the project.
+ */
+function ownDataDir(env: Record<string, string | undefined>, args: string[]): { env: Record<string, string>; remove: () => void } {
+  // Naming the variable, even as undefined (the server's own default), opts out.
+  if ('PLANT_STORE_DATA_DIR' in env || args.some((arg) => arg.startsWith('--data-dir'))) return { env: {}, remove: () => {} };
+  const directory = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
+  return { env: { PLANT_STORE_DATA_DIR: directory }, remove: () => rmSync(directory, { recursive: true, force: true }) };
+}
+
+/** A variable given as undefined is left unset (a child's env would otherwise hold the text "undefined"). */
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** The test runner's own environment must not configure the servers it starts. */

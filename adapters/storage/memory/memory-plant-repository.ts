@@ -46,6 +46,10 @@ export class MemoryPlantRepository implements PlantRepository {
     return true;
   }
 
+  async addMany(plants: readonly Plant[]): Promise<boolean[]> {
+    return Promise.all(plants.map((plant) => this.add(plant)));
+  }
+
   async remove(id: number): Promise<boolean> {
     const plant = this.byId.get(id);
     if (plant === undefined) return false;

@@ -1,0 +1,46 @@
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PlantRepository } from '../core/index.js';
+import { splitCommandArgs } from './command-args.js';
+import { ConfigError, configFrom } from './config.js';
+import { storageFrom } from './configured-options.js';
+import { openStorage } from './storage.js';
+
+export const EXPORT_USAGE = 'plant-store export [--output FILE] [settings]   every plant as JSON Lines, by ascending id (default: standard output)';
+const PAGE = 1000;
+
+/**
+ * `plant-store export`: pages through the configured storage by id and writes one JSON line
+ * per plant. Memory holds one page at a time. Disk storage is opened read-only and without
+ * its lock, so a backup can be taken while the server runs. Returns the exit status.
+ */
+export async function exportCommand(argv: readonly string[]): Promise<number> {
+  const args = splitCommandArgs(argv, ['output']);
+  if (args.positionals.length > 0) throw new ConfigError(`export writes to --output FILE or standard output; unexpected "${args.positionals[0]}"`);
+  const storage = storageFrom(configFrom(args.settings, process.env));
+  if (storage === undefined) throw new ConfigError('export needs disk or mongodb storage: memory storage lives only inside a running server');
+  const output = args.own.get('output');
+  const opened = await openStorage('dataDir' in storage ? { ...storage, readOnly: true } : storage);
+  let count = 0;
+  try {
+    const lines = Readable.from(plantLines(opened.repository, (n) => (count += n)));
+    await pipeline(lines, output === undefined ? process.stdout : createWriteStream(output));
+  } finally {
+    await opened.close();
+  }
+  process.stderr.write(`plant-store export: ${count} plants from ${opened.description} written to ${output ?? 'standard output'}\n`);
+  return 0;
+}
+
+/** The JSON Lines of every plant, one page of text per chunk. */
+async function* plantLines(repository: PlantRepository, counted: (n: number) => void): AsyncGenerator<string> {
+  let after: number | undefined;
+  for (;;) {
+    const page = await repository.page(after === undefined ? { limit: PAGE } : { limit: PAGE, after });
+    if (page.length === 0) return;
+    counted(page.length);
+    after = page[page.length - 1]!.id;
+    yield page.map((plant) => JSON.stringify(plant)).join('\n') + '\n';
+  }
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { PlantApi } from '../support/plant-api.js';
+
+const token = 'disk-durability-token-0123456789ab';
+
+describe('server on disk storage: durability, one process per directory, races', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  const servers: CliServer[] = [];
+  const start = async (env: Record<string, string | undefined> = {}, cwd?: string) => {
+    // Rate limiting off: these tests send hundreds of requests at once on one token.
+    const server = await startCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_RATE_LIMIT: 'off', PLANT_STORE_DATA_DIR: dataDir, ...env }, [], cwd);
+    servers.push(server);
+    return server;
+  };
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'plant-store-e2e-'));
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves from ./plant-store-data in the working directory by default, creating it', async () => {
+    const server = await start({ PLANT_STORE_DATA_DIR: undefined }, dataDir);
+    expect(server.storage).to.equal(`disk ${join(dataDir, 'plant-store-data')}`);
+    expect(existsSync(join(dataDir, 'plant-store-data'))).to.equal(true);
+  });
+
+  it('every create acknowledged with 200 is listed after the server is SIGKILLed mid-stream and restarted', async () => {
+    const first = await start();
+    const api = new PlantApi(first.url, token);
+    const acknowledged: number[] = [];
+    let nextId = 1;
+    let killed = false;
+    const writer = async () => {
+      while (!killed) {
+        const id = nextId++;
+        try {
+          if ((await api.create(id)).status === 200) acknowledged.push(id);
+        } catch {
+          return; // the connection died with the server: not acknowledged
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, writer);
+    while (acknowledged.length < 300) await new Promise((resolve) => setTimeout(resolve, 10));
+    killed = true;
+    await first.stop('SIGKILL');
+    await Promise.all(writers);
+
+    // The killed server's lock is stale: the restart is not blocked by it.
+    const second = await start();
+    const listed = new Set(await new PlantApi(second.url, token).allIds());
+    const lost = acknowledged.filter((id) => !listed.has(id));
+    expect(lost).to.deep.equal([]);
+    for (const id of listed) expect(id).to.be.within(1, nextId);
+  });
+
+  it('a second server on the same directory exits 1 at once, naming the directory and the pid holding it', async () => {
+    const first = await start();
+    const second = await runCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_DATA_DIR: dataDir });
+    expect(second.code).to.equal(1);
+    expect(second.stderr).to.contain(`data directory ${dataDir} is in use by process ${first.child.pid}`);
+    expect(second.stdout).not.to.contain('listening');
+    // The first is unharmed.
+    expect((await new PlantApi(first.url, token).create(1)).status).to.equal(200);
+  });
+
+  it('200 concurrent creates of one id: exactly one 200, the others 409 40901', async () => {
+    const api = new PlantApi((await start()).url, token);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => api.create(77, `racer ${i}`)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).to.have.length(1);
+    expect(statuses.filter((status) => status === 409)).to.have.length(199);
+    for (const answer of answers.filter((answer) => answer.status === 409)) expect(answer.body.error).to.equal(40901);
+    expect(await api.allIds()).to.deep.equal([77]);
+  });
+});

@@ -1,4 +1,4 @@
-import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
 import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js';
 import { connectFailure, isDuplicateKey, withDeadline } from './mongo-errors.js';
 import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
@@ -129,6 +129,26 @@ export class MongoPlantRepository implements PlantRepository {
     );
   }
 
+  /**
+   * One unordered insertMany: every plant is tried, and the unique `_id` index refuses the
+   * taken ids (repeats within the list included), each reported false.
+   */
+  async addMany(plants: readonly Plant[]): Promise<boolean[]> {
+    if (plants.length === 0) return [];
+    const added = plants.map(() => true);
+    await withDeadline(this.timeoutMS, () =>
+      this.collection.insertMany(plants.map(toDocument), { ordered: false }).then(
+        () => undefined,
+        (error: unknown) => {
+          const failures = writeErrorsOf(error);
+          if (failures === undefined || failures.some((failure) => failure.code !== 11000)) throw error;
+          for (const failure of failures) added[failure.index] = false;
+        },
+      ),
+    );
+    return added;
+  }
+
   async remove(id: number): Promise<boolean> {
     const result = await withDeadline(this.timeoutMS, () => this.collection.deleteOne({ _id: id }));
     return result.deletedCount === 1;
@@ -144,6 +164,13 @@ export class MongoPlantRepository implements PlantRepository {
   async close(): Promise<void> {
     await withDeadline(this.timeoutMS, () => this.client.close());
   }
+}
+
+/** The per-document failures of a bulk write, or undefined when the error is not one. */
+function writeErrorsOf(error: unknown): { index: number; code: number | undefined }[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return errors.map((e) => ({ index: e.index, code: e.code }));
 }
 
 function createClient(uri: string, timeoutMS: number): MongoClient {

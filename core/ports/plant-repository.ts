@@ -18,11 +18,11 @@ export interface PlantRepository {
   /** Stores the plant unless its id is taken; atomic, so false means someone holds the id. */
   add(plant: Plant): Promise<boolean>;
   /**
-   * Optional: adds many plants in one atomic, durable write, each as `add` would (taken ids,
-   * earlier ones in the same list included, give false at their index). Offered by storages
-   * where one commit of many plants is much cheaper than many commits (disk: one
-   * transaction and one sync per call, about 5× faster on a large import); callers without
-   * it use `add` for each plant.
+   * Optional: adds many plants, each as `add` would (taken ids, earlier ones in the same
+   * list included, give false at their index), all durable when it resolves. For imports,
+   * where one write of many plants is much cheaper than many (disk: one transaction and one
+   * sync per call, about 5× faster on a large import; MongoDB: one unordered insertMany);
+   * callers facing a repository without it use `add` for each plant.
    */
   addMany?(plants: readonly Plant[]): Promise<boolean[]>;
   /** False when no plant had that id. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
-import { PlantApi } from '../support/plant-api.js';
+import { HttpClient } from '../support/http-client.js';
 
 describe('plant-store export and import', function () {
   this.timeout(60_000);
@@ -90,7 +90,7 @@ describe('plant-store export and import', function () {
   it('while a server holds the directory: import exits 1 naming it, export reads it', async () => {
     const token = 'import-export-token-0123456789abc';
     server = await startCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_DATA_DIR: dir('a') });
-    expect((await new PlantApi(server.url, token).create(3, 'served')).status).to.equal(200);
+    expect((await (await HttpClient.connect(server.url, token)).create(3, 'served')).status).to.equal(200);
     const imported = await plantStore('a', 'import', file('in.jsonl', jsonLines(plants)));
     expect(imported.code).to.equal(1);
     expect(imported.stderr).to.contain(`plant-store import: data directory ${dir('a')} is in use by process ${server.child.pid}`);

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
-import { PlantApi } from '../support/plant-api.js';
+import { HttpClient } from '../support/http-client.js';
 
 const token = 'disk-durability-token-0123456789ab';
 
@@ -33,7 +33,7 @@ describe('server on disk storage: durability, one process per directory, races',
 
   it('every create acknowledged with 200 is listed after the server is SIGKILLed mid-stream and restarted', async () => {
     const first = await start();
-    const api = new PlantApi(first.url, token);
+    const api = await HttpClient.connect(first.url, token);
     const acknowledged: number[] = [];
     let nextId = 1;
     let killed = false;
@@ -55,7 +55,7 @@ describe('server on disk storage: durability, one process per directory, races',
 
     // The killed server's lock is stale: the restart is not blocked by it.
     const second = await start();
-    const listed = new Set(await new PlantApi(second.url, token).allIds());
+    const listed = new Set(await (await HttpClient.connect(second.url, token)).allIds());
     const lost = acknowledged.filter((id) => !listed.has(id));
     expect(lost).to.deep.equal([]);
     for (const id of listed) expect(id).to.be.within(1, nextId);
@@ -68,11 +68,11 @@ describe('server on disk storage: durability, one process per directory, races',
     expect(second.stderr).to.contain(`data directory ${dataDir} is in use by process ${first.child.pid}`);
     expect(second.stdout).not.to.contain('listening');
     // The first is unharmed.
-    expect((await new PlantApi(first.url, token).create(1)).status).to.equal(200);
+    expect((await (await HttpClient.connect(first.url, token)).create(1)).status).to.equal(200);
   });
 
   it('200 concurrent creates of one id: exactly one 200, the others 409 40901', async () => {
-    const api = new PlantApi((await start()).url, token);
+    const api = await HttpClient.connect((await start()).url, token);
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => api.create(77, `racer ${i}`)));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).to.have.length(1);

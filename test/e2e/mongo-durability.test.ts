@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { withDatabase } from '../support/mongo-uri.js';
-import { PlantApi } from '../support/plant-api.js';
+import { HttpClient } from '../support/http-client.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
 const token = 'durability-token-0123456789abcdef';
@@ -37,7 +37,7 @@ describe('server on MongoDB: durability and several processes', function () {
   it('every create acknowledged with 200 is listed after the server is SIGKILLed mid-stream and restarted', async () => {
     const name = uniqueDatabase('durability');
     const first = await start(name);
-    const api = new PlantApi(first.url, token);
+    const api = await HttpClient.connect(first.url, token);
     const acknowledged: number[] = [];
     let nextId = 1;
     let killed = false;
@@ -58,7 +58,7 @@ describe('server on MongoDB: durability and several processes', function () {
     await Promise.all(writers);
 
     const second = await start(name);
-    const listed = new Set(await new PlantApi(second.url, token).allIds());
+    const listed = new Set(await (await HttpClient.connect(second.url, token)).allIds());
     const lost = acknowledged.filter((id) => !listed.has(id));
     expect(lost).to.deep.equal([]);
     for (const id of listed) expect(id).to.be.within(1, nextId);
@@ -67,13 +67,13 @@ describe('server on MongoDB: durability and several processes', function () {
   it('two servers on one database: each sees and deletes what the other created; a same-id race gives one 200', async () => {
     const name = uniqueDatabase('two_servers');
     const [a, b] = await Promise.all([start(name), start(name)]);
-    const viaA = new PlantApi(a!.url, token);
-    const viaB = new PlantApi(b!.url, token);
+    const viaA = await HttpClient.connect(a!.url, token);
+    const viaB = await HttpClient.connect(b!.url, token);
 
     expect((await viaA.create(10, 'made by A')).status).to.equal(200);
     expect((await viaB.get('/plants/10')).body).to.deep.equal({ id: 10, name: 'made by A' });
     expect(await viaB.allIds()).to.deep.equal([10]);
-    expect(await viaB.delete(10)).to.equal(204);
+    expect((await viaB.delete('/plants/10')).status).to.equal(204);
     expect((await viaA.get('/plants/10')).status).to.equal(404);
 
     const racers = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? viaA : viaB).create(77, `racer ${i}`));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import type { FerretDb } from '../support/ferretdb.js';
 import { withDatabase } from '../support/mongo-uri.js';
-import { PlantApi } from '../support/plant-api.js';
+import { HttpClient } from '../support/http-client.js';
 import { requireDedicatedFerretDb } from '../support/test-database.js';
 
 const token = 'fault-test-token-0123456789abcdef';
@@ -25,7 +25,7 @@ describe('server on MongoDB when the database goes away', function () {
       PLANT_STORE_STORAGE_TIMEOUT_MS: String(storageTimeoutMs),
     });
     expect(server.storage).to.match(/^mongodb /);
-    const api = new PlantApi(server.url, token);
+    const api = await HttpClient.connect(server.url, token);
     expect((await api.create(1)).status).to.equal(200);
     expect((await api.get('/readyz')).status).to.equal(200);
 
@@ -37,7 +37,7 @@ describe('server on MongoDB when the database goes away', function () {
       expect(answer.elapsedMs, path).to.be.below(storageTimeoutMs + 1000);
     }
     const create = await api.create(2);
-    expect(create).to.deep.equal({ status: 503, body: { error: 50301, message: 'storage is unavailable' } });
+    expect({ status: create.status, body: create.body }).to.deep.equal({ status: 503, body: { error: 50301, message: 'storage is unavailable' } });
     expect((await api.get('/healthz')).status).to.equal(200);
     expect(server.child.exitCode).to.equal(null);
 
@@ -72,7 +72,7 @@ describe('server on MongoDB when the database goes away', function () {
   it('with the default timeout, a stopped database still answers within 5 s', async () => {
     await database.start().catch(() => {});
     server = await startCli({ PLANT_STORE_TOKENS: token, MONGODB_URI: withDatabase(database.uri, 'fault_default') });
-    const api = new PlantApi(server.url, token);
+    const api = await HttpClient.connect(server.url, token);
     await database.stop();
     try {
       const answer = await api.get('/plants');

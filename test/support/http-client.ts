@@ -9,7 +9,9 @@ export interface HttpResponse {
   readonly headers: Headers;
   readonly text: string;
   /** The body parsed as JSON; undefined when it is empty or not JSON. */
-  readonly body: unknown;
+  readonly body: any;
+  /** From sending the request to the whole body read (HttpClient's requests). */
+  readonly elapsedMs?: number;
 }
 
 export interface RequestOptions {
@@ -46,6 +48,32 @@ export interface HttpTarget {
 export class HttpClient {
   constructor(private readonly target: HttpTarget) {}
 
+  /** A client of a server running elsewhere (a process of its own), with the document it serves. */
+  static async connect(url: string, token: string, basePath = ''): Promise<HttpClient> {
+    const origin = new URL(url).origin;
+    const openapi = (await (await fetch(`${origin}/openapi.json`)).json()) as Record<string, unknown>;
+    return new HttpClient({ url: origin, basePath, token, tokens: [token], openapi });
+  }
+
+  /** POST /plants of `{ id, name }`. */
+  create(id: number, name = `plant ${id}`, options?: RequestOptions): Promise<HttpResponse> {
+    return this.post('/plants', { ...options, json: { id, name } });
+  }
+
+  /** Every id in the store, following Link headers page by page. */
+  async allIds(): Promise<number[]> {
+    const ids: number[] = [];
+    let path: string | undefined = '/plants?limit=1000';
+    while (path !== undefined) {
+      const response = await this.get(path);
+      if (response.status !== 200) throw new Error(`listing failed with ${response.status}`);
+      ids.push(...(response.body as { id: number }[]).map((plant) => plant.id));
+      const next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+      path = next === undefined ? undefined : new URL(next, this.target.url).href;
+    }
+    return ids;
+  }
+
   get(path: string, options?: RequestOptions): Promise<HttpResponse> {
     return this.request('GET', path, options);
   }
@@ -79,14 +107,17 @@ export class HttpClient {
       if (contentType === null) body = typeof body === 'string' ? new TextEncoder().encode(body) : body;
       else if (!headers.has('Content-Type')) headers.set('Content-Type', contentType);
     }
+    const started = performance.now();
     const res = await fetch(url, { method, headers, body: (body ?? null) as BodyInit | null });
     const text = await res.text();
+    const elapsedMs = performance.now() - started;
     const response: HttpResponse = {
       request: `${method} ${new URL(url).pathname}${new URL(url).search}`,
       status: res.status,
       headers: res.headers,
       text,
       body: parseJson(text),
+      elapsedMs,
     };
     expectNothingLeaked(response, [...this.target.tokens, ...presentedCredential(headers.get('Authorization'))], options);
     // Doc and behaviour cannot drift apart: whatever the suite provokes must be documented.

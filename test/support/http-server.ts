@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import 'reflect-metadata';
-import { container as rootContainer } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { buildServer, type ServerLog, type StorageOpener } from '../../composition/build-server.js';
 import { configFrom } from '../../composition/config.js';
 import { InjectionTokens } from '../../composition/injection-tokens.js';
+import { createLogger } from '../../composition/logger.js';
 import type { PlantStore } from '../../composition/plant-store.js';
 import type { PageRequest, Plant, PlantRepository } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
@@ -19,8 +22,14 @@ export interface HttpServerOptions {
   readonly basePath?: string;
   /** How many random tokens to configure; default 1. */
   readonly tokenCount?: number;
+  /** Token entries to configure instead (`<token>` or `<token> <scope>…`); [] for none. */
+  readonly tokens?: readonly string[];
   /** More configuration, as the command's variables (e.g. PLANT_STORE_CORS_ORIGINS). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Registers adapters of the test's own (e.g. a token verifier) before the server is built. */
+  readonly register?: (container: DependencyContainer) => void | Promise<void>;
+  /** Credentials the server must never show, besides the configured tokens (e.g. signed JWTs). */
+  readonly secrets?: readonly string[];
 }
 
 /** A real server on an ephemeral loopback port, over a fresh store from the factory. */
@@ -38,6 +47,10 @@ export interface HttpServer {
   readonly store: PlantStore;
   /** Causes of the 5xx answers the server logged (50001 unexpected, 50301 storage unavailable). */
   readonly serverErrors: readonly unknown[];
+  /** Every line the server logged, as pino wrote it (JSON). */
+  log(): string;
+  /** A client with the first token, checking every response against the document. */
+  readonly http: HttpClient;
   /** From now on every storage call throws `error`; undefined makes storage work again. */
   breakStorage(error: Error | undefined): void;
   close(): Promise<void>;
@@ -74,13 +87,27 @@ class BreakableRepository implements PlantRepository {
   }
 }
 
-export async function startHttpServer(storage: StorageFactory, options: HttpServerOptions = {}): Promise<HttpServer> {
-  const tokens = Array.from({ length: options.tokenCount ?? 1 }, randomToken);
+/** Memory storage, for tests about anything but storage. */
+export const memoryStorage: StorageFactory = async () => ({ repository: new MemoryPlantRepository(), close: async () => {} });
+
+export async function startHttpServer(storage: StorageFactory = memoryStorage, options: HttpServerOptions = {}): Promise<HttpServer> {
+  const entries = options.tokens ?? Array.from({ length: options.tokenCount ?? 1 }, randomToken);
+  const tokens = entries.map((entry) => entry.split(/\s+/)[0]!);
   const basePath = options.basePath ?? '';
   const serverErrors: unknown[] = [];
+  let lines = '';
+  const pinoLog = createLogger(
+    'info',
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines += chunk;
+        done();
+      },
+    }),
+  );
   let repository: BreakableRepository | undefined;
   // The server is built as the command builds it; the container swaps in the test's storage
-  // (made breakable) and a log that keeps the causes of 5xx answers.
+  // (made breakable) and a log that keeps its lines and the causes of 5xx answers.
   const container = rootContainer.createChildContainer();
   container.register<StorageOpener>(InjectionTokens.Storage, {
     useValue: async () => {
@@ -91,15 +118,19 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
   });
   container.register<ServerLog>(InjectionTokens.Log, {
     useValue: {
-      info: () => {},
-      warn: () => {},
-      error: (fields) => serverErrors.push((fields as { err?: unknown }).err),
+      info: (fields, message) => pinoLog.info(fields, message),
+      warn: (fields, message) => pinoLog.warn(fields, message),
+      error: (fields, message) => {
+        serverErrors.push((fields as { err?: unknown }).err);
+        pinoLog.error(fields, message);
+      },
     },
   });
+  await options.register?.(container);
   const config = configFrom([], {
     HOST: '127.0.0.1',
     PORT: '0',
-    PLANT_STORE_TOKENS: tokens.join(','),
+    PLANT_STORE_TOKENS: entries.join(','),
     PLANT_STORE_BASE_PATH: basePath,
     // The contract suites run unthrottled; the limits have tests of their own.
     PLANT_STORE_RATE_LIMIT: 'off',
@@ -108,15 +139,15 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
   });
   const built = await buildServer(config, container);
   const openapi = (await (await fetch(`${built.server.url}/openapi.json`)).json()) as Record<string, unknown>;
+  const target = { url: built.server.url, basePath, openapi, token: tokens[0] ?? 'no-static-token', tokens: [...tokens, ...(options.secrets ?? [])] };
   return {
-    url: built.server.url,
+    ...target,
     port: built.server.port,
-    openapi,
-    basePath,
-    token: tokens[0]!,
     tokens,
     store: built.store,
     serverErrors,
+    log: () => lines,
+    http: new HttpClient(target),
     breakStorage: (error) => {
       repository!.fault = error;
     },
@@ -140,7 +171,7 @@ export function useHttpServer(storage: StorageFactory, options: HttpServerOption
   let current: { server: HttpServer; http: HttpClient } | undefined;
   beforeEach(async () => {
     const server = await startHttpServer(storage, options);
-    current = { server, http: new HttpClient(server) };
+    current = { server, http: server.http };
   });
   afterEach(async () => {
     const finished = current;

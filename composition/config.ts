@@ -20,6 +20,8 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number;
   /** Origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[];
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
 }
 
 export interface RateLimitConfig {
@@ -37,6 +39,8 @@ export class ConfigError extends Error {
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 export const MIN_TOKEN_LENGTH = 16;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 interface Setting {
   readonly flag: string;
@@ -65,6 +69,8 @@ export const settings = {
   bodyLimit: { flag: 'body-limit', env: 'PLANT_STORE_BODY_LIMIT', default: String(BODY_LIMIT_BYTES), help: 'largest request body in bytes' },
   storageTimeout: { flag: 'storage-timeout-ms', env: 'PLANT_STORE_STORAGE_TIMEOUT_MS', default: '5000', help: 'longest wait for storage before answering 503' },
   shutdownGrace: { flag: 'shutdown-grace-ms', env: 'PLANT_STORE_SHUTDOWN_GRACE_MS', default: '10000', help: 'time open requests get to finish on SIGTERM/SIGINT' },
+  headersTimeout: { flag: 'headers-timeout-ms', env: 'PLANT_STORE_HEADERS_TIMEOUT_MS', default: String(HEADERS_TIMEOUT_MS), help: 'longest time a client may take to send its headers (answered 408)' },
+  requestTimeout: { flag: 'request-timeout-ms', env: 'PLANT_STORE_REQUEST_TIMEOUT_MS', default: String(REQUEST_TIMEOUT_MS), help: 'longest time a client may take to send a whole request (answered 408)' },
   corsOrigins: { flag: 'cors-origins', env: 'PLANT_STORE_CORS_ORIGINS', default: '', help: 'comma-separated origins allowed by CORS (default: CORS off)' },
 } as const satisfies Record<string, Setting>;
 
@@ -107,6 +113,7 @@ export function readConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     storageTimeoutMs: integer(raw, 'storageTimeout', 100, 600_000),
     shutdownGraceMs: integer(raw, 'shutdownGrace', 0, 600_000),
     corsOrigins: corsOrigins(raw.corsOrigins),
+    ...timeouts(raw),
   };
 }
 
@@ -157,6 +164,15 @@ function optionalNumber(raw: Record<SettingName, string>, name: SettingName, min
     throw new ConfigError(`${label(name)} must be a number from ${min} to ${max}, or off, got "${raw[name]}"`);
   }
   return value;
+}
+
+function timeouts(raw: Record<SettingName, string>): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = integer(raw, 'headersTimeout', 100, 600_000);
+  const requestTimeoutMs = integer(raw, 'requestTimeout', 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`${label('headersTimeout')} (${headersTimeoutMs}) must not exceed ${label('requestTimeout')} (${requestTimeoutMs})`);
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
 }
 
 function host(raw: string): string {

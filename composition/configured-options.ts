@@ -18,5 +18,7 @@ export function serverSettingsFrom(config: ServerConfig): Omit<ServerOptions, 's
     ...(config.rateLimit && { rateLimit: config.rateLimit }),
     ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
     corsOrigins: config.corsOrigins,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
   };
 }

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
-import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
+import { createNodeServer } from '../adapters/http/node-server.js';
 import type { HttpLog } from '../adapters/http/request-log.js';
-import { BODY_LIMIT_BYTES, type RateLimitConfig } from './config.js';
+import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
 
@@ -28,6 +28,10 @@ export interface ServerOptions {
   readonly authFailuresPerMinute?: number;
   /** Origins allowed by CORS; default none (CORS off). */
   readonly corsOrigins?: readonly string[];
+  /** Longest time a client may take to send its headers; default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Longest time a client may take to send a whole request; default 30 s. */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -45,9 +49,10 @@ const silent: HttpLog = { info: () => {}, error: () => {} };
 
 /** Serves a store over HTTP; the store stays the caller's to close. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const tokenVerifier = new StaticTokenVerifier(options.tokens);
   const app = createHttpApp({
     useCases: options.store.useCases,
-    tokenVerifier: new StaticTokenVerifier(options.tokens),
+    tokenVerifier,
     basePath: options.basePath ?? '',
     version: packageVersion,
     bodyLimitBytes: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
@@ -57,8 +62,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     authFailuresPerMinute: options.authFailuresPerMinute,
     corsOrigins: options.corsOrigins,
   });
-  const server = createServer(app.callback());
-  server.on('clientError', answerUnparsableRequest);
+  const server = createNodeServer(app.callback(), {
+    headersTimeoutMs: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    tokenVerifier,
+  });
   await listen(server, options.port ?? 3000, options.host ?? '127.0.0.1');
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;

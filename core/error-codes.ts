@@ -11,10 +11,13 @@ export const ErrorCode = {
   NoSuchRoute: 40400,
   PlantNotFound: 40401,
   MethodNotAllowed: 40501,
+  RequestTimeout: 40801,
   PlantExists: 40901,
   BodyTooLarge: 41301,
   UnsupportedMediaType: 41501,
+  ExpectationFailed: 41701,
   RateLimited: 42901,
+  HeadersTooLarge: 43101,
   Internal: 50001,
   StorageUnavailable: 50301,
 } as const;

@@ -22,8 +22,7 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
       ctx.set('WWW-Authenticate', realm);
       throw new PlantStoreError(ErrorCode.MissingToken, 'missing bearer token: send Authorization: Bearer <token>');
     }
-    const token = bearerHeader.exec(header)?.[1];
-    const holder = token === undefined ? undefined : verifier.verify(token);
+    const holder = bearerTokenHolder(header, verifier);
     if (holder === undefined) {
       onFailure(ctx);
       ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
@@ -32,4 +31,14 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
     ctx.state.tokenHolder = holder;
     return next();
   };
+}
+
+/**
+ * The holder of the token in an `Authorization` header, or undefined when the header is
+ * missing, malformed or names an unknown token. The one check both the routes and the
+ * `Expect: 100-continue` answer rely on.
+ */
+export function bearerTokenHolder(header: string | undefined, verifier: TokenVerifier): string | undefined {
+  const token = header === undefined ? undefined : bearerHeader.exec(header)?.[1];
+  return token === undefined ? undefined : verifier.verify(token);
 }

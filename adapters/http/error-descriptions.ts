@@ -13,10 +13,13 @@ export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.NoSuchRoute]: 'no such route',
   [ErrorCode.PlantNotFound]: 'no plant with that id',
   [ErrorCode.MethodNotAllowed]: 'the method is not allowed on this path (`Allow` lists the allowed ones)',
+  [ErrorCode.RequestTimeout]: 'the request (headers or body) did not arrive in time; the connection is closed',
   [ErrorCode.PlantExists]: 'a plant with that id already exists',
   [ErrorCode.BodyTooLarge]: 'the body is larger than the configured limit',
   [ErrorCode.UnsupportedMediaType]: 'the body is not sent as `Content-Type: application/json` (or has an unsupported `Content-Encoding`)',
+  [ErrorCode.ExpectationFailed]: 'an `Expect` header the server cannot meet (only `100-continue` is understood)',
   [ErrorCode.RateLimited]: 'rate limit exceeded (`Retry-After` says when to retry)',
+  [ErrorCode.HeadersTooLarge]: 'the request headers are too large or too many; the connection is closed',
   [ErrorCode.Internal]: 'unexpected failure, logged with the request id; nothing internal in the body',
   [ErrorCode.StorageUnavailable]: 'storage unavailable (database down or timing out)',
 };

@@ -13,10 +13,13 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.NoSuchRoute]: 404,
   [ErrorCode.PlantNotFound]: 404,
   [ErrorCode.MethodNotAllowed]: 405,
+  [ErrorCode.RequestTimeout]: 408,
   [ErrorCode.PlantExists]: 409,
   [ErrorCode.BodyTooLarge]: 413,
   [ErrorCode.UnsupportedMediaType]: 415,
+  [ErrorCode.ExpectationFailed]: 417,
   [ErrorCode.RateLimited]: 429,
+  [ErrorCode.HeadersTooLarge]: 431,
   [ErrorCode.Internal]: 500,
   [ErrorCode.StorageUnavailable]: 503,
 };

@@ -35,7 +35,7 @@ export function errorMiddleware(reportServerError: ServerErrorReporter): Middlew
  * path at all: that is an unknown path, whatever the method.
  */
 function routingFailure(ctx: Context): void {
-  const allowed = ctx.response.get('Allow').trim();
+  const allowed = String(ctx.response.get('Allow') ?? '').trim();
   if (ctx.status === 404 || ((ctx.status === 405 || ctx.status === 501) && allowed === '')) {
     ctx.remove('Allow');
     throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path ?? ctx.url}`);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HttpLog } from '../../adapters/http/request-log.js';
-import { createPlantStore, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
+import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import type { PageRequest, Plant, PlantRepository } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { HttpClient } from './http-client.js';
@@ -15,6 +15,8 @@ export interface HttpServerOptions {
   readonly basePath?: string;
   /** How many random tokens to configure; default 1. */
   readonly tokenCount?: number;
+  /** Time limits for clients, when a test needs them short. */
+  readonly timeouts?: Pick<ServerOptions, 'headersTimeoutMs' | 'requestTimeoutMs'>;
 }
 
 /** A real server on an ephemeral loopback port, over a fresh store from the factory. */
@@ -81,7 +83,7 @@ export async function startHttpServer(storage: StorageFactory, options: HttpServ
   const basePath = options.basePath ?? '';
   let running: RunningServer;
   try {
-    running = await startServer({ store, tokens, port: 0, host: '127.0.0.1', basePath, log });
+    running = await startServer({ store, tokens, port: 0, host: '127.0.0.1', basePath, log, ...options.timeouts });
   } catch (error) {
     await store.close();
     throw error;

@@ -29,7 +29,8 @@ const isTransportHeader = (name: string) => transportHeaders.has(name) || name.s
  */
 export function documentationProblems(document: Obj, observed: ObservedResponse): string[] {
   const method = observed.method.toLowerCase();
-  const path = new URL(observed.path, 'http://server.invalid').pathname;
+  // A request target is taken as the server reads it (`//x` is a path, not a host).
+  const path = /^https?:\/\//i.test(observed.path) ? new URL(observed.path).pathname : observed.path.split(/[?#]/)[0]!;
   const what = `${observed.method.toUpperCase()} ${path} → ${observed.status}`;
   const headers = normalizeHeaders(observed.headers);
   // A request rejected before routing (parser error, timeout, Expect, header size) is

@@ -65,7 +65,7 @@ export class RawConnection {
   async nextResponse(request: string, timeoutMs = 5000): Promise<RawResponse> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const parsed = this.takeResponse();
+      const parsed = this.takeResponse(request.startsWith('HEAD '));
       if (parsed !== undefined) {
         const response = { ...parsed, request, elapsedMs: performance.now() - this.opened };
         expectNothingLeaked(response, this.server.tokens);
@@ -107,15 +107,18 @@ export class RawConnection {
     this.socket.destroy();
   }
 
-  private takeResponse(): Omit<HttpResponse, 'request'> | undefined {
+  /** A complete response at the front of what was received; HEAD, 1xx, 204 and 304 answers have no body. */
+  private takeResponse(toHead: boolean): Omit<HttpResponse, 'request'> | undefined {
     const end = this.received.indexOf('\r\n\r\n');
     if (end < 0) return undefined;
     const [statusLine, ...lines] = this.received.subarray(0, end).toString('latin1').split('\r\n');
     const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
-    const length = Number(headers.get('content-length') ?? 0);
+    const status = Number(statusLine!.split(' ')[1]);
+    const bodiless = toHead || status < 200 || status === 204 || status === 304;
+    const length = bodiless ? 0 : Number(headers.get('content-length') ?? 0);
     if (this.received.length < end + 4 + length) return undefined;
     const text = this.received.subarray(end + 4, end + 4 + length).toString('utf8');
     this.received = this.received.subarray(end + 4 + length);
-    return { status: Number(statusLine!.split(' ')[1]), headers, text, body: parseJson(text) };
+    return { status, headers, text, body: parseJson(text) };
   }
 }

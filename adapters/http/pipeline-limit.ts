@@ -12,8 +12,10 @@ type HttpSocket = Socket & { _paused?: boolean; parser?: { pause(): void; resume
 interface Connection {
   /** Requests handed to the application whose response has not closed yet. */
   active: number;
+  /** Whether one of them may change something (not GET, HEAD, OPTIONS or TRACE). */
+  unsafeActive: boolean;
   /** Requests parsed but held back, oldest first. */
-  readonly waiting: (() => void)[];
+  readonly waiting: { mayStart(): boolean; start(): void }[];
 }
 
 /**
@@ -24,6 +26,10 @@ interface Connection {
  * request costs little; a built response can be large) and the connection stops being read
  * until they are served. Responses still leave in request order: Node queues them by
  * request, whenever each is ready.
+ *
+ * Only safe requests run side by side (RFC 9112 §9.3.2): a request that may change
+ * something waits for those before it, and the ones after it wait for it, so a pipelined
+ * GET sees the POST sent before it.
  */
 export function limitPipelining(handle: RequestListener, limit: number): RequestListener {
   const connections = new WeakMap<Socket, Connection>();
@@ -31,33 +37,43 @@ export function limitPipelining(handle: RequestListener, limit: number): Request
     const socket = req.socket as HttpSocket;
     let connection = connections.get(socket);
     if (connection === undefined) {
-      const created: Connection = { active: 0, waiting: [] };
+      const created: Connection = { active: 0, unsafeActive: false, waiting: [] };
       connection = created;
       connections.set(socket, created);
       // Requests never started are never answered: nobody can read them any more.
       socket.once('close', () => (created.waiting.length = 0));
     }
     const state = connection;
-    const run = () => {
+    const unsafe = !safeMethods.has(req.method ?? '');
+    const mayStart = () => state.active === 0 || (state.active < limit && !unsafe && !state.unsafeActive);
+    const start = () => {
       state.active++;
+      state.unsafeActive ||= unsafe;
       let done = false;
       res.once('close', () => {
         if (done) return;
         done = true;
         state.active--;
-        const next = state.waiting.shift();
-        if (next !== undefined) next();
-        else resumeReading(socket);
+        if (unsafe) state.unsafeActive = false;
+        startWaiting(state);
+        if (state.waiting.length === 0) resumeReading(socket);
       });
       handle(req, res);
     };
-    if (state.active < limit && state.waiting.length === 0) {
-      run();
+    if (state.waiting.length === 0 && mayStart()) {
+      start();
       return;
     }
-    state.waiting.push(run);
+    state.waiting.push({ mayStart, start });
     stopReading(socket);
   };
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/** Starts waiting requests in order, as far as the limit and the safety rule allow. */
+function startWaiting(state: Connection): void {
+  while (state.waiting.length > 0 && state.waiting[0]!.mayStart()) state.waiting.shift()!.start();
 }
 
 function stopReading(socket: HttpSocket): void {

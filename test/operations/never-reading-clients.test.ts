@@ -19,7 +19,7 @@ describe('clients that pipeline and never read', function () {
     const tokens = Array.from({ length: 10 }, randomToken);
     server = await startCli({ PLANT_STORE_TOKENS: tokens.join(','), PLANT_STORE_RATE_LIMIT: 'off' });
     const origin = new URL(server.url).origin;
-    // A full page of 1,000 plants makes every answer about 60 KB: what a hoarding client keeps.
+    // A full page of 1,000 plants makes every answer about 75 KB: what a hoarding client keeps.
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
         Array.from({ length: 100 }, async (_, i) => {

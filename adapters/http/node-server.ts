@@ -64,6 +64,8 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
     onRequest,
   );
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    // Begun: the request still arriving was already answered, or Node is writing some
+    // response on this socket right now (`_httpMessage`, as Node's own handler checks).
     const last = lastRequest.get(socket);
     const begun = last !== undefined && !last.req.complete && (last.res.headersSent || last.res.writableEnded);
     answerClientError(error, socket, begun || (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true);

@@ -30,6 +30,9 @@ export interface ServerConfig {
   readonly authFailureLimit: number | undefined;
   readonly bodyLimitBytes: number;
   readonly storageTimeoutMs: number;
+  /** Longest time a client may take to send its headers, and its whole request. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly shutdownGraceMs: number;
   /** Origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[];
@@ -73,7 +76,11 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   // Settings judged together.
   const jwt = jwtFrom(v, (name) => labelOf(settings[name]));
   const storage = storageKind(v.storage, v.mongodbUri);
-  const together = [typeof jwt === 'string' ? jwt : undefined, storage.problem].filter((problem) => problem !== undefined);
+  const timeouts =
+    v.headersTimeout > v.requestTimeout
+      ? `${labelOf(settings.headersTimeout)} (${v.headersTimeout}) must not exceed ${labelOf(settings.requestTimeout)} (${v.requestTimeout})`
+      : undefined;
+  const together = [typeof jwt === 'string' ? jwt : undefined, storage.problem, timeouts].filter((problem) => problem !== undefined);
   if (together.length > 0) return { ok: false, problems: together };
   return {
     ok: true,
@@ -92,6 +99,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
       authFailureLimit: v.authFailureLimit,
       bodyLimitBytes: v.bodyLimit,
       storageTimeoutMs: v.storageTimeout,
+      headersTimeoutMs: v.headersTimeout,
+      requestTimeoutMs: v.requestTimeout,
       shutdownGraceMs: v.shutdownGrace,
       corsOrigins: v.corsOrigins,
       jwt: jwt as Exclude<typeof jwt, string>,

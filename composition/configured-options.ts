@@ -24,5 +24,7 @@ export function serverSettingsFrom(config: ServerConfig): Omit<HttpSettings, 'lo
     ...(config.rateLimit && { rateLimit: config.rateLimit }),
     ...(config.authFailureLimit && { authFailuresPerMinute: config.authFailureLimit }),
     corsOrigins: config.corsOrigins,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
   };
 }

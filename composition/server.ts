@@ -1,15 +1,15 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenVerifier } from '../core/index.js';
 import type { JwtSettings } from '../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
-import { answerUnparsableRequest } from '../adapters/http/client-error.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
+import { createNodeServer } from '../adapters/http/node-server.js';
 import type { HttpLog } from '../adapters/http/http-log.js';
 import type { RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
-import { BODY_LIMIT_BYTES } from './settings.js';
+import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './settings.js';
 import { tokenVerifierFor } from './token-verification.js';
 
 /** How a store is served, apart from which tokens it accepts. */
@@ -30,6 +30,10 @@ export interface HttpSettings {
   readonly authFailuresPerMinute?: number;
   /** Origins allowed by CORS; default none (CORS off). */
   readonly corsOrigins?: readonly string[];
+  /** Longest time a client may take to send its headers; default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Longest time a client may take to send a whole request; default 30 s. */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface ServerOptions extends HttpSettings {
@@ -77,8 +81,11 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     authFailuresPerMinute: settings.authFailuresPerMinute,
     corsOrigins: settings.corsOrigins,
   });
-  const server = createServer(app.callback());
-  server.on('clientError', answerUnparsableRequest);
+  const server = createNodeServer(app.callback(), {
+    headersTimeoutMs: settings.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: settings.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    tokenVerifier,
+  });
   await listen(server, settings.port ?? 3000, settings.host ?? '127.0.0.1');
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;

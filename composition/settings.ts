@@ -6,6 +6,9 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
+/** Deliberate client time limits (Node's own are 60 s for headers and 300 s per request). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export const STORAGE_KINDS = ['disk', 'memory', 'mongodb'] as const;
 export type StorageKind = (typeof STORAGE_KINDS)[number];
@@ -177,6 +180,20 @@ export const settings = {
     '5000',
     'longest wait for storage before answering 503',
     integer(100, 600_000),
+  ),
+  headersTimeout: setting(
+    'headers-timeout-ms',
+    'PLANT_STORE_HEADERS_TIMEOUT_MS',
+    String(HEADERS_TIMEOUT_MS),
+    'longest time a client may take to send its request headers (408 after)',
+    integer(100, 600_000),
+  ),
+  requestTimeout: setting(
+    'request-timeout-ms',
+    'PLANT_STORE_REQUEST_TIMEOUT_MS',
+    String(REQUEST_TIMEOUT_MS),
+    'longest time a client may take to send a whole request, body included (408 after)',
+    integer(100, 3_600_000),
   ),
   shutdownGrace: setting(
     'shutdown-grace-ms',

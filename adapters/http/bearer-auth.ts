@@ -25,12 +25,19 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
       ctx.set('WWW-Authenticate', realm);
       throw new PlantStoreError(ErrorCode.MissingToken, 'missing bearer token: send Authorization: Bearer <token>');
     }
-    const token = bearerHeader.exec(header)?.[1];
-    if (token === undefined) return settle(ctx as Context, 'unknown', next, onFailure);
-    const verdict = verifier.verify(token);
+    const verdict = bearerVerdict(header, verifier);
     if (verdict instanceof Promise) return verdict.then((settled) => settle(ctx as Context, settled, next, onFailure));
     return settle(ctx as Context, verdict, next, onFailure);
   };
+}
+
+/**
+ * The verdict on the token of an `Authorization` header ('unknown' when it is missing or
+ * malformed): the one check both the routes and the `Expect: 100-continue` answer rely on.
+ */
+export function bearerVerdict(header: string | undefined, verifier: TokenVerifier): TokenVerdict | Promise<TokenVerdict> {
+  const token = header === undefined ? undefined : bearerHeader.exec(header)?.[1];
+  return token === undefined ? 'unknown' : verifier.verify(token);
 }
 
 function settle(ctx: Context, verdict: TokenVerdict, next: Next, onFailure: (ctx: Context) => void): Promise<void> {

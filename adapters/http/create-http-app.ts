@@ -60,8 +60,15 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.use(docs.routes());
   app.use(plants.allowedMethods());
   app.use(operations.allowedMethods());
+  // Koa reports a response it could not deliver here, and would print each with its stack.
+  // A client that went away (or was cut off for being too slow) is no failure of ours.
+  app.on('error', (error: Error & { code?: string }, ctx?: { state?: { requestId?: string } }) => {
+    if (!clientGoneCodes.has(error.code ?? '')) options.log.error({ requestId: ctx?.state?.requestId, err: error }, `response failed: ${error.message}`);
+  });
   return app;
 }
+
+const clientGoneCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
 /** The checks before each plant operation; the limits are shared by every operation. */
 function guard(options: HttpAppOptions): (operation: PlantOperation) => Middleware[] {

@@ -29,15 +29,21 @@ export function errorMiddleware(log: HttpLog): Middleware {
   };
 }
 
-/** The router answers unmatched requests with an empty 404, 405 or 501 (unknown method). */
+/**
+ * The router answers unmatched requests with an empty 404, 405 or 501 (a method it knows
+ * no route for, on any path). A 405/501 with nothing in `Allow` means no route has this
+ * path at all: that is an unknown path, whatever the method.
+ */
 function routingFailure(ctx: Context): void {
-  if (ctx.status === 404) {
-    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path}`);
+  const allowed = String(ctx.response.get('Allow') ?? '').trim();
+  if (ctx.status === 404 || ((ctx.status === 405 || ctx.status === 501) && allowed === '')) {
+    ctx.remove('Allow');
+    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path ?? ctx.url}`);
   }
   if (ctx.status === 405 || ctx.status === 501) {
     throw new PlantStoreError(
       ErrorCode.MethodNotAllowed,
-      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`,
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`,
     );
   }
 }

@@ -58,6 +58,10 @@ function readFailure(error: Error & { type?: string; status?: number }, limitByt
     case 'charset.unsupported':
       return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body encoding is not supported; send plain UTF-8 JSON');
     default:
+      // zlib reports a corrupt, truncated or badly checksummed Content-Encoding: the client's bytes.
+      if (isCorruptEncoding(error)) {
+        return new PlantStoreError(ErrorCode.MalformedBody, 'the body could not be decoded: its Content-Encoding data is corrupt or truncated');
+      }
       // inflation throws a bare 415 for a Content-Encoding it cannot undo.
       if (error.status === 415) {
         return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the Content-Encoding is not supported; send identity, gzip, deflate or br');
@@ -67,4 +71,9 @@ function readFailure(error: Error & { type?: string; status?: number }, limitByt
       }
       return error;
   }
+}
+
+/** zlib's decoding errors: a numeric errno and a Z_* code (gzip, deflate) or a brotli one. */
+function isCorruptEncoding(error: Error & { errno?: unknown; code?: unknown }): boolean {
+  return typeof error.errno === 'number' && typeof error.code === 'string' && /^(Z_|ERR__ERROR_)/.test(error.code);
 }

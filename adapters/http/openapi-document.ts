@@ -90,7 +90,7 @@ function description({ basePath, rateLimit, authFailuresPerMinute }: OpenApiOpti
   return [
     `Every \`${basePath}/plants…\` route needs \`Authorization: Bearer <token>\`. Errors are \`{"error": <code>, "message": <text>}\`; the \`ErrorCode\` schema lists every code.`,
     '',
-    'On any path: an unknown path answers 404 (`40400`); another method on a known path 405 (`40501`) with `Allow`; `OPTIONS` 200 with `Allow`, no token needed; `HEAD` works where `GET` does. These answers are in `components/responses`.',
+    'On any path: an unknown path answers 404 (`40400`); another method on a known path 405 (`40501`) with `Allow`; `OPTIONS` 200 with `Allow`, no token needed; `HEAD` works where `GET` does. Before any route is chosen, a request can be refused on any path, the connection then closed: 400 (`40002`) when it is not valid HTTP/1.1 or has no `Host`, 408 (`40801`) when its headers or body arrive too slowly, 417 (`41701`) for an `Expect` other than `100-continue`, 431 (`43101`) when its headers are too large. `Expect: 100-continue` gets `100 Continue` only with a valid token. These answers are in `components/responses`.',
     '',
     `Checks run in this order: route, failed-authentication limit, token, scope, rate limit, media type, size, JSON, validation, conflict. ${scopesText} ${limits}`,
   ].join('\n');

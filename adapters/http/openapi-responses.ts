@@ -40,7 +40,7 @@ export function componentHeaders(): Record<string, JsonSchema> {
     },
     Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' } },
     'Retry-After': { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'integer', minimum: 1 } },
-    'RateLimit-Limit': integerHeader('Requests a token may send at once (the bucket size). Present when rate limiting is on.'),
+    'RateLimit-Limit': integerHeader('Requests a token may send in one burst: the bucket size. Present when rate limiting is on.'),
     'RateLimit-Remaining': integerHeader('Requests this token may still send right now. Present when rate limiting is on.'),
     'RateLimit-Reset': integerHeader('Seconds until the bucket is full again. Present when rate limiting is on.'),
     'Content-Security-Policy': { description: 'The docs page loads scripts, styles and data from this server only.', required: true, schema: { type: 'string' } },

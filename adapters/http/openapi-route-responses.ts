@@ -15,9 +15,26 @@ export const NonOperationResponse = {
   AllowedMethods: 'AllowedMethods',
   /** A CORS preflight, when CORS origins are configured. */
   CorsPreflight: 'CorsPreflight',
-  /** A request Node's HTTP parser rejects (bad framing): any path, connection closed. */
+  /** A request Node's HTTP parser rejects (bad framing, no Host): any path, connection closed. */
   UnparsableRequest: 'UnparsableRequest',
+  /** Headers or body too slow (the configured timeouts): any path, connection closed. */
+  RequestTimeout: 'RequestTimeout',
+  /** An `Expect` other than `100-continue`: any path, connection closed. */
+  ExpectationFailed: 'ExpectationFailed',
+  /** Request headers over Node's size or count limit: any path, connection closed. */
+  HeadersTooLarge: 'HeadersTooLarge',
 } as const;
+
+/**
+ * Answers given before any route is chosen, by status; each closes the connection. The
+ * conformance test looks them up here.
+ */
+export const connectionLevelResponses: Readonly<Record<number, string>> = {
+  400: NonOperationResponse.UnparsableRequest,
+  408: NonOperationResponse.RequestTimeout,
+  417: NonOperationResponse.ExpectationFailed,
+  431: NonOperationResponse.HeadersTooLarge,
+};
 
 export function nonOperationResponses(): Record<string, JsonSchema> {
   return {
@@ -25,6 +42,9 @@ export function nonOperationResponses(): Record<string, JsonSchema> {
     [NonOperationResponse.MethodNotAllowed]: errorResponse([ErrorCode.MethodNotAllowed], ['Allow']),
     [NonOperationResponse.AllowedMethods]: response('`OPTIONS` on a known path: the methods it answers, no body, no token needed.', ['Allow']),
     [NonOperationResponse.UnparsableRequest]: errorResponse([ErrorCode.MalformedBody], []),
+    [NonOperationResponse.RequestTimeout]: errorResponse([ErrorCode.RequestTimeout], []),
+    [NonOperationResponse.ExpectationFailed]: errorResponse([ErrorCode.ExpectationFailed], []),
+    [NonOperationResponse.HeadersTooLarge]: errorResponse([ErrorCode.HeadersTooLarge], []),
     [NonOperationResponse.CorsPreflight]: response(
       'A CORS preflight from an allowed origin (only when CORS origins are configured): `Access-Control-*` headers, no body.',
       [],

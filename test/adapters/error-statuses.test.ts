@@ -8,4 +8,11 @@ describe('error code → HTTP status table', () => {
       expect(statusByErrorCode[code], `code ${code}`).to.equal(Math.floor(code / 100));
     }
   });
+
+  it('answers refused connections with the statuses API.md gives them: 408, 417 and 431', () => {
+    expect(statusByErrorCode[ErrorCode.RequestTimeout]).to.equal(408);
+    expect(statusByErrorCode[ErrorCode.ExpectationFailed]).to.equal(417);
+    expect(statusByErrorCode[ErrorCode.HeadersTooLarge]).to.equal(431);
+    expect([ErrorCode.RequestTimeout, ErrorCode.ExpectationFailed, ErrorCode.HeadersTooLarge]).to.deep.equal([40801, 41701, 43101]);
+  });
 });

@@ -44,7 +44,14 @@ async function servedRoutes(basePath: string): Promise<string[]> {
 }
 
 /** The status each shared error response stands for, stated here rather than derived. */
-const componentStatus: Record<string, string> = { NoSuchRoute: '404', MethodNotAllowed: '405', UnparsableRequest: '400' };
+const componentStatus: Record<string, string> = {
+  NoSuchRoute: '404',
+  MethodNotAllowed: '405',
+  UnparsableRequest: '400',
+  RequestTimeout: '408',
+  ExpectationFailed: '417',
+  HeadersTooLarge: '431',
+};
 
 /** Every `{ error: { enum } }` a response of the document declares, with its status. */
 function errorEnums(document: Record<string, any>): { status: string; codes: number[]; where: string }[] {

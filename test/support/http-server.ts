@@ -30,6 +30,8 @@ export interface HttpServerOptions {
   readonly register?: (container: DependencyContainer) => void | Promise<void>;
   /** Credentials the server must never show, besides the configured tokens (e.g. signed JWTs). */
   readonly secrets?: readonly string[];
+  /** Time limits for clients, when a test needs them short. */
+  readonly timeouts?: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number };
 }
 
 /** A real server on an ephemeral loopback port, over a fresh store from the factory. */
@@ -135,6 +137,10 @@ export async function startHttpServer(storage: StorageFactory = memoryStorage, o
     // The contract suites run unthrottled; the limits have tests of their own.
     PLANT_STORE_RATE_LIMIT: 'off',
     PLANT_STORE_AUTH_FAILURE_LIMIT: 'off',
+    ...(options.timeouts && {
+      PLANT_STORE_HEADERS_TIMEOUT_MS: String(options.timeouts.headersTimeoutMs),
+      PLANT_STORE_REQUEST_TIMEOUT_MS: String(options.timeouts.requestTimeoutMs),
+    }),
     ...options.env,
   });
   const built = await buildServer(config, container);

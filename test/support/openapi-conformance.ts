@@ -1,6 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { schemasOf } from './openapi-json-schemas.js';
-import { NonOperationResponse } from '../../adapters/http/openapi-route-responses.js';
+import { connectionLevelResponses, NonOperationResponse } from '../../adapters/http/openapi-route-responses.js';
 
 type Obj = Record<string, any>;
 
@@ -29,17 +29,20 @@ const isTransportHeader = (name: string) => transportHeaders.has(name) || name.s
  */
 export function documentationProblems(document: Obj, observed: ObservedResponse): string[] {
   const method = observed.method.toLowerCase();
-  const path = new URL(observed.path, 'http://server.invalid').pathname;
+  // A request target is taken as the server reads it (`//x` is a path, not a host).
+  const path = /^https?:\/\//i.test(observed.path) ? new URL(observed.path).pathname : observed.path.split(/[?#]/)[0]!;
   const what = `${observed.method.toUpperCase()} ${path} → ${observed.status}`;
+  const headers = normalizeHeaders(observed.headers);
+  // A request rejected before routing (parser error, timeout, Expect, header size) is
+  // answered on any path, outside every operation, and the connection closed.
+  const connectionLevel = connectionLevelResponses[observed.status];
+  if (connectionLevel !== undefined && headers.get('connection') === 'close') {
+    const answer = component(document, connectionLevel);
+    if (typeof answer !== 'string' && responseProblems(document, answer, headers, observed.body, method).length === 0) return [];
+  }
   const found = findResponse(document, method, path, observed.status);
   if (typeof found === 'string') return [`${what}: ${found}`];
-  const headers = normalizeHeaders(observed.headers);
   const problems = responseProblems(document, found, headers, observed.body, method);
-  // A request the HTTP parser rejected is answered on any path, outside every operation.
-  if (problems.length > 0 && observed.status === 400 && headers.get('connection') === 'close') {
-    const unparsable = component(document, NonOperationResponse.UnparsableRequest);
-    if (typeof unparsable !== 'string' && responseProblems(document, unparsable, headers, observed.body, method).length === 0) return [];
-  }
   return problems.map((problem) => `${what} (${found.where}): ${problem}`);
 }
 

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { connect, type Socket } from 'node:net';
+import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
+import { HttpClient } from '../support/http-client.js';
+import { expectError, expectOk } from '../support/http-expect.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
+import { RawConnection } from '../support/raw-connection.js';
+
+const memory = async () => ({ repository: new MemoryPlantRepository(), close: async () => {} });
+const headersTimeoutMs = 300;
+const requestTimeoutMs = 800;
+// Node checks the limits on an interval (a tenth of the headers timeout here); the rest is
+// room for a loaded machine.
+const slack = 700;
+
+/** Issue 14, item 6: slow clients are cut off at the configured limits with 408 40801. */
+describe('slow clients', () => {
+  let server: HttpServer;
+  const connections: RawConnection[] = [];
+  const open = async () => {
+    const connection = await RawConnection.open(server);
+    connections.push(connection);
+    return connection;
+  };
+  beforeEach(async () => {
+    server = await startHttpServer(memory, { timeouts: { headersTimeoutMs, requestTimeoutMs } });
+  });
+  const hoarders: Socket[] = [];
+  afterEach(async () => {
+    for (const connection of connections.splice(0)) connection.destroy();
+    for (const hoarder of hoarders.splice(0)) hoarder.destroy();
+    await server.close();
+  });
+
+  it('headers sent a byte at a time: 408 40801 once the headers timeout passes, connection closed', async () => {
+    const connection = await open();
+    void connection.trickle(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${'z'.repeat(200)}`, 20);
+    const response = await connection.nextResponse('GET /healthz', 5000);
+    expectError(response, 408, 40801);
+    expect(response.elapsedMs).to.be.within(headersTimeoutMs - 50, headersTimeoutMs + slack);
+    await connection.closedWithin(1000);
+  });
+
+  it('a body sent a byte at a time with a valid token: 408 40801 once the request timeout passes', async () => {
+    const connection = await open();
+    const body = `{"id":1,"name":"${'x'.repeat(200)}"}`;
+    connection.write(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    void connection.trickle(body, 20);
+    const response = await connection.nextResponse('POST /plants', 5000);
+    expectError(response, 408, 40801);
+    expect(response.elapsedMs).to.be.within(requestTimeoutMs - 50, requestTimeoutMs + slack);
+    await connection.closedWithin(1000);
+    expect((await new HttpClient(server).get('/plants')).body).to.deep.equal([]);
+  });
+
+  it('a slow body without a token: 401 at once, and the connection is cut at the request timeout, with nothing more written', async () => {
+    const connection = await open();
+    connection.write('POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
+    void connection.trickle('{"id":1,"name":"'.padEnd(1000, 'x'), 20);
+    const refused = await connection.nextResponse('POST /plants');
+    expectError(refused, 401, 40101);
+    expect(refused.elapsedMs).to.be.below(slack);
+    const closedAfter = await connection.closedWithin(requestTimeoutMs + slack + 500);
+    expect(closedAfter).to.be.below(requestTimeoutMs + slack);
+    expect(connection.unread()).to.equal('');
+  });
+
+  it('a slow-header client and a never-reading pipelining client do not delay a normal request by more than 250 ms', async () => {
+    const http = new HttpClient(server);
+    for (let id = 1; id <= 200; id++) await server.store.useCases.createPlant.execute({ id, name: `plant number ${id}`.padEnd(150, '.') });
+    const slow = await open();
+    void slow.trickle(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${'z'.repeat(100)}`, 10);
+    expectOk(await http.get('/plants/7'), 200);
+    const hoarder = connect(server.port, '127.0.0.1');
+    hoarder.on('error', () => {});
+    // Never reads: no data listener, paused.
+    hoarder.pause();
+    hoarder.write(`GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n\r\n`.repeat(2000));
+    hoarders.push(hoarder);
+    let slowest = 0;
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      expectOk(await http.get('/plants/7'), 200);
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+    expect(slowest, 'slowest normal request in ms').to.be.below(250);
+  });
+});

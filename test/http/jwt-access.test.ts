@@ -4,7 +4,10 @@ import { exportSPKI } from 'jose';
 import { createPlantStore, startServer } from '../../composition/index.js';
 import { expectError, expectOk, invalidTokenChallenge } from '../support/http-expect.js';
 import { IdentityProvider, newSigningKey } from '../support/identity-provider.js';
-import { startAccessServer, type AccessServer } from '../support/access-server.js';
+import type { ServerLog } from '../../composition/build-server.js';
+import { InjectionTokens } from '../../composition/injection-tokens.js';
+import { tokenVerifierFor } from '../../composition/token-verification.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 const staticToken = 'static-token-0123456789abcdef';
 const plant = { id: 1, name: 'Fern' };
@@ -13,15 +16,29 @@ const scopeChallenge = (scope: string) => `Bearer realm="plant-store", error="in
 
 describe('JWT access tokens from an identity provider', () => {
   let idp: IdentityProvider;
-  let server: AccessServer;
+  let server: HttpServer;
   const presented: string[] = [];
   const sign = async (...args: Parameters<IdentityProvider['sign']>) => {
     const token = await idp.sign(...args);
     presented.push(token);
     return token;
   };
+  /**
+   * The identity provider configured as an operator would (so the served document says JWT),
+   * its verifier swapped for one with settings only embedded users have (no JWKS cool-down).
+   */
+  const startWith = async (tokens: string[], extra: Record<string, unknown>, env: Record<string, string> = {}) =>
+    startHttpServer(undefined, {
+      tokens,
+      secrets: presented,
+      env: { PLANT_STORE_JWT_JWKS_URL: idp.jwksUrl, PLANT_STORE_JWT_ISSUER: idp.issuer, PLANT_STORE_JWT_AUDIENCE: idp.audience, ...env },
+      register: async (container) => {
+        const verifier = await tokenVerifierFor(tokens, idp.settings(extra), container.resolve<ServerLog>(InjectionTokens.Log));
+        container.register(InjectionTokens.TokenVerifier, { useValue: verifier });
+      },
+    });
   const start = async (extra: Record<string, unknown> = {}) => {
-    server = await startAccessServer({ tokens: [staticToken], jwt: idp.settings({ jwksCooldownMs: 0, ...extra }), secrets: presented });
+    server = await startWith([staticToken], { jwksCooldownMs: 0, ...extra });
   };
   beforeEach(async () => {
     presented.length = 0;
@@ -197,7 +214,7 @@ describe('JWT access tokens from an identity provider', () => {
   });
 
   it("rate limits are per principal: one subject's many JWTs share a bucket", async () => {
-    server = await startAccessServer({ jwt: idp.settings(), secrets: presented, extra: { rateLimit: { perSecond: 0.5, burst: 2 } } });
+    server = await startWith([], {}, { PLANT_STORE_RATE_LIMIT: '0.5', PLANT_STORE_RATE_BURST: '2' });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await server.http.get('/plants', { token: await sign('ivan') })).status);
     expect(statuses).to.deep.equal([200, 200, 429]);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createPlantStore, startServer } from '../../composition/index.js';
-import { startAccessServer, type AccessServer } from '../support/access-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { expectError, expectOk } from '../support/http-expect.js';
 
 const full = 'full-token-0123456789abcdef';
@@ -10,16 +10,13 @@ const plant = { id: 1, name: 'Fern' };
 const challenge = (scope: string) => `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`;
 
 describe('static tokens with scopes', () => {
-  let server: AccessServer | undefined;
+  let server: HttpServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
   });
-  const start = async (extra = {}) => {
-    server = await startAccessServer({
-      tokens: [full, { token: reader, scopes: ['plants:read'] }, { token: writer, scopes: ['plants:write'] }],
-      extra,
-    });
+  const start = async (env: Record<string, string> = {}) => {
+    server = await startHttpServer(undefined, { tokens: [full, `${reader} plants:read`, `${writer} plants:write`], env });
     return server;
   };
 
@@ -47,7 +44,7 @@ describe('static tokens with scopes', () => {
   });
 
   it('order: token (401) before scope (403) before rate limit (429) and media type (415)', async () => {
-    const { http } = await start({ rateLimit: { perSecond: 0.5, burst: 1 } });
+    const { http } = await start({ PLANT_STORE_RATE_LIMIT: '0.5', PLANT_STORE_RATE_BURST: '1' });
     expectError(await http.post('/plants', { token: null, raw: 'x', contentType: 'text/plain' }), 401, 40101);
     expectOk(await http.get('/plants', { token: reader }), 200);
     // The reader's bucket is empty now: a refusal for scope still comes first, and costs nothing.
@@ -56,7 +53,7 @@ describe('static tokens with scopes', () => {
   });
 
   it('a refusal for scope does not count as a failed authentication', async () => {
-    const { http } = await start({ authFailuresPerMinute: 2 });
+    const { http } = await start({ PLANT_STORE_AUTH_FAILURE_LIMIT: '2' });
     for (let i = 0; i < 5; i++) expectError(await http.delete('/plants/1', { token: reader }), 403, 40301);
     expectOk(await http.get('/plants', { token: reader }), 200);
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { assertDocumented, documentationProblems, type ObservedResponse } from '../support/openapi-conformance.js';
-import { serveApi, type ServedApi } from '../support/openapi-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 /** The headers every real answer carries, so each case below differs in one thing only. */
 const usual = { 'x-request-id': 'r-1', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-type': 'application/json; charset=utf-8' };
@@ -12,14 +12,14 @@ function expectOne(found: string[], pattern: RegExp): void {
 }
 
 describe('the conformance checker reports what the document does not describe', () => {
-  let api: ServedApi;
+  let api: HttpServer;
   before(async () => {
-    api = await serveApi();
+    api = await startHttpServer();
   });
   after(async () => api.close());
 
   const problems = (observed: Partial<ObservedResponse>) =>
-    documentationProblems(api.document, { method: 'GET', path: '/plants/7', status: 200, headers: usual, body: '{"id":7,"name":"Monstera"}', ...observed });
+    documentationProblems(api.openapi, { method: 'GET', path: '/plants/7', status: 200, headers: usual, body: '{"id":7,"name":"Monstera"}', ...observed });
 
   it('accepts a response the document describes', () => {
     expect(problems({})).to.deep.equal([]);
@@ -27,7 +27,7 @@ describe('the conformance checker reports what the document does not describe', 
 
   it('an undocumented status', () => {
     expectOne(problems({ status: 418 }), /status 418 is not documented for GET \/plants\/\{id\}/);
-    expect(() => assertDocumented(api.document, { method: 'GET', path: '/plants/7', status: 418, headers: usual, body: '{}' })).to.throw(/418/);
+    expect(() => assertDocumented(api.openapi, { method: 'GET', path: '/plants/7', status: 418, headers: usual, body: '{}' })).to.throw(/418/);
   });
 
   it('a body that breaks the schema: wrong type, a null tag, an extra property', () => {

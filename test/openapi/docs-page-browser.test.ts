@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { openApiTestToken, serveApi, type ServedApi } from '../support/openapi-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { projectRoot } from '../support/project-root.js';
 import { inCi } from '../support/in-ci.js';
 
@@ -40,7 +40,7 @@ describe('the docs page in a headless browser', function () {
     return;
   }
 
-  let api: ServedApi | undefined;
+  let api: HttpServer | undefined;
   let context: BrowserContext | undefined;
   let profile: string | undefined;
   afterEach(async () => {
@@ -53,22 +53,22 @@ describe('the docs page in a headless browser', function () {
   for (const basePath of ['', '/v1']) {
     it(title(basePath), async () => {
       if (!existsSync(chromiumPath)) throw new Error(`CI needs Chromium at ${chromiumPath}: .ci/run installs the Debian package chromium`);
-      api = await serveApi({ basePath });
+      api = await startHttpServer(undefined, { basePath });
       await api.store.create({ id: 1, name: 'Monstera', tag: 'tropical' });
       await api.store.create({ id: 2, name: 'Calathea' });
       profile = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
       context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, args: flags, viewport: { width: 1280, height: 900 } });
-      const { page, blocked, errors } = await watchedPage(context, new URL(api.server.url).host);
+      const { page, blocked, errors } = await watchedPage(context, new URL(api.url).host);
 
-      await page.goto(`${api.server.url}/docs`);
+      await page.goto(`${api.url}/docs`);
       await page.locator('.opblock').first().waitFor();
-      for (const { tag, operationId } of operations(api.document)) {
+      for (const { tag, operationId } of operations(api.openapi)) {
         await page.locator(`#operations-${tag}-${operationId}`).waitFor();
       }
-      expect(await page.locator('.opblock').count()).to.equal(operations(api.document).length);
+      expect(await page.locator('.opblock').count()).to.equal(operations(api.openapi).length);
 
       await page.locator('.auth-wrapper button.authorize').click();
-      await page.locator('#auth-bearer-value').fill(openApiTestToken);
+      await page.locator('#auth-bearer-value').fill(api.token);
       await page.locator('.modal-ux button.authorize').click();
       await page.locator('.modal-ux button.btn-done').click();
 

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { serveApi, type ServedApi } from '../support/openapi-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 describe('the docs page and its files', () => {
-  let api: ServedApi;
+  let api: HttpServer;
   before(async () => {
-    api = await serveApi({ basePath: '/v1' });
+    api = await startHttpServer(undefined, { basePath: '/v1' });
   });
   after(async () => api.close());
-  const get = (path: string) => fetch(`${api.server.url}${path}`);
+  const get = (path: string) => fetch(`${api.url}${path}`);
 
   it('is HTML under a policy that lets it load from this server only', async () => {
     const page = await get('/docs');

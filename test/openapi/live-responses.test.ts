@@ -1,11 +1,7 @@
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
-import { createHttpApp } from '../../adapters/http/create-http-app.js';
-import { ErrorCode, PlantStoreError, type PlantUseCases } from '../../core/index.js';
+import { ErrorCode, PlantStoreError } from '../../core/index.js';
 import { checkResponse } from '../support/openapi-conformance.js';
-import { openApiTestToken, serveApi, type ServedApi } from '../support/openapi-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const noToken: RequestInit = { headers: { authorization: '' } };
@@ -58,21 +54,22 @@ const operationalCases: Case[] = [
   ['a caller request id', 'GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } }, 200],
 ];
 
-async function expectDocumented(api: ServedApi, [what, method, path, init, status, code]: Case): Promise<void> {
-  const response = await api.request(path, { ...init, method });
-  await checkResponse(api.document, method, `${api.server.url}${path}`, response);
+async function expectDocumented(api: HttpServer, [what, method, path, init, status, code]: Case): Promise<void> {
+  const headers = { authorization: `Bearer ${api.token}`, ...(init.headers as Record<string, string>) };
+  const response = await fetch(`${api.url}${path}`, { ...init, method, headers });
+  await checkResponse(api.openapi, method, `${api.url}${path}`, response);
   expect(response.status, what).to.equal(status);
   if (code !== undefined) expect((await response.json()).error, what).to.equal(code);
 }
 
 describe('live responses match the OpenAPI document', () => {
-  let api: ServedApi;
+  let api: HttpServer;
   afterEach(async () => api?.close());
 
   for (const basePath of ['', '/v1']) {
     describe(basePath ? `under base path ${basePath}` : 'at the root', () => {
       beforeEach(async () => {
-        api = await serveApi({ basePath, rateLimit: { perSecond: 100, burst: 1000 }, authFailuresPerMinute: 1000 });
+        api = await startHttpServer(undefined, { basePath, env: { PLANT_STORE_RATE_LIMIT: '100', PLANT_STORE_RATE_BURST: '1000', PLANT_STORE_AUTH_FAILURE_LIMIT: '1000' } });
         await api.store.create({ id: 1, name: 'Monstera', tag: 'tropical' });
         await api.store.create({ id: 2, name: 'Calathea' });
       });
@@ -86,24 +83,24 @@ describe('live responses match the OpenAPI document', () => {
   }
 
   it('the plant paths without the base path are unknown when one is set', async () => {
-    api = await serveApi({ basePath: '/v1' });
+    api = await startHttpServer(undefined, { basePath: '/v1' });
     await expectDocumented(api, ['unprefixed', 'GET', '/plants', {}, 404, ErrorCode.NoSuchRoute]);
   });
 
   it('429 from the per-token limit, with Retry-After and RateLimit headers', async () => {
-    api = await serveApi({ rateLimit: { perSecond: 0.01, burst: 1 } });
+    api = await startHttpServer(undefined, { env: { PLANT_STORE_RATE_LIMIT: '0.01', PLANT_STORE_RATE_BURST: '1' } });
     await expectDocumented(api, ['first', 'GET', '/plants', {}, 200]);
     await expectDocumented(api, ['second', 'POST', '/plants', json({ id: 1, name: 'Fern' }), 429, ErrorCode.RateLimited]);
   });
 
   it('429 from the failed-authentication limit, before any token is checked', async () => {
-    api = await serveApi({ authFailuresPerMinute: 1 });
+    api = await startHttpServer(undefined, { env: { PLANT_STORE_AUTH_FAILURE_LIMIT: '1' } });
     await expectDocumented(api, ['first guess', 'GET', '/plants', { headers: { authorization: 'Bearer guess-0123456789abcdef' } }, 401, ErrorCode.InvalidToken]);
     await expectDocumented(api, ['good token', 'GET', '/plants/1', {}, 429, ErrorCode.RateLimited]);
   });
 
   it('a CORS preflight and a cross-origin answer', async () => {
-    api = await serveApi({ corsOrigins: ['http://app.example'] });
+    api = await startHttpServer(undefined, { env: { PLANT_STORE_CORS_ORIGINS: 'http://app.example' } });
     const origin = { origin: 'http://app.example' };
     await expectDocumented(api, ['preflight', 'OPTIONS', '/plants', { headers: { ...origin, 'access-control-request-method': 'POST', authorization: '' } }, 204]);
     await expectDocumented(api, ['cross-origin list', 'GET', '/plants', { headers: origin }, 200]);
@@ -111,28 +108,8 @@ describe('live responses match the OpenAPI document', () => {
 });
 
 describe('failure responses match the OpenAPI document', () => {
-  let server: Server;
-  let document: Record<string, any>;
-  afterEach(() => new Promise((resolve) => server.close(resolve)));
-
-  /** A server over use cases and storage that fail: statuses a healthy store never gives. */
-  async function serveFailing(failure: Error): Promise<string> {
-    const fail = { execute: async () => Promise.reject(failure) };
-    const app = createHttpApp({
-      useCases: { listPlants: fail, getPlant: fail, createPlant: fail, deletePlant: fail } as unknown as PlantUseCases,
-      tokenVerifier: new StaticTokenVerifier([openApiTestToken]),
-      basePath: '',
-      version: '0.0.0-test',
-      bodyLimitBytes: 16 * 1024,
-      checkStorage: () => Promise.reject(failure),
-      log: { info: () => {}, error: () => {} },
-    });
-    server = createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    document = await (await fetch(`${url}/openapi.json`)).json();
-    return url;
-  }
+  let api: HttpServer;
+  afterEach(async () => api?.close());
 
   const requests: [string, string, RequestInit][] = [
     ['GET', '/plants', {}],
@@ -142,17 +119,15 @@ describe('failure responses match the OpenAPI document', () => {
     ['GET', '/readyz', {}],
   ];
 
+  // Storage that fails: statuses a healthy store never gives.
   for (const [status, failure] of [
     [503, new PlantStoreError(ErrorCode.StorageUnavailable, 'storage did not answer in time')],
     [500, new Error('a bug')],
   ] as const) {
     it(`${status} on every route that reaches storage`, async () => {
-      const url = await serveFailing(failure);
-      for (const [method, path, init] of requests) {
-        const response = await fetch(`${url}${path}`, { ...init, method, headers: { ...(init.headers as object), authorization: `Bearer ${openApiTestToken}` } });
-        await checkResponse(document, method, `${url}${path}`, response);
-        expect(response.status, `${method} ${path}`).to.equal(status);
-      }
+      api = await startHttpServer();
+      api.breakStorage(failure);
+      for (const [method, path, init] of requests) await expectDocumented(api, [`${method} ${path}`, method, path, init, status]);
     });
   }
 });

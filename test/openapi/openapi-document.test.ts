@@ -9,7 +9,7 @@ import { statusByErrorCode } from '../../adapters/http/error-statuses.js';
 import { createPlantStore } from '../../composition/index.js';
 import { ErrorCode } from '../../core/index.js';
 import { schemasOf } from '../support/openapi-json-schemas.js';
-import { serveApi, type ServedApi } from '../support/openapi-server.js';
+import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { projectRoot } from '../support/project-root.js';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -69,47 +69,47 @@ function errorEnums(document: Record<string, any>): { status: string; codes: num
 }
 
 describe('the OpenAPI document', () => {
-  let api: ServedApi;
+  let api: HttpServer;
   afterEach(async () => api?.close());
 
   for (const basePath of ['', '/v1']) {
     it(`is a valid OpenAPI 3.1 document${basePath ? ` with base path ${basePath}` : ''}`, async () => {
-      api = await serveApi({ basePath });
+      api = await startHttpServer(undefined, { basePath });
       const validator = new Validator();
-      const result = await validator.validate(api.document);
+      const result = await validator.validate(api.openapi);
       expect(result.errors, JSON.stringify(result.errors, null, 2)).to.equal(undefined);
       expect(result.valid).to.equal(true);
       expect(validator.version).to.equal('3.1');
     });
 
     it(`documents every route the routers serve, and no other${basePath ? ` (base path ${basePath})` : ''}`, async () => {
-      api = await serveApi({ basePath });
-      expect(documentedOperations(api.document).sort()).to.deep.equal((await servedRoutes(basePath)).sort());
+      api = await startHttpServer(undefined, { basePath });
+      expect(documentedOperations(api.openapi).sort()).to.deep.equal((await servedRoutes(basePath)).sort());
     });
   }
 
   it('is checked by a validator that does reject a broken document', async () => {
-    api = await serveApi();
-    const broken = structuredClone(api.document);
+    api = await startHttpServer();
+    const broken = structuredClone(api.openapi);
     delete broken.paths['/healthz'].get.responses['200'].description;
     expect((await new Validator().validate(broken)).valid).to.equal(false);
   });
 
   it('puts the plant paths under the base path and keeps the operational ones at the root', async () => {
-    api = await serveApi({ basePath: '/v1' });
-    expect(Object.keys(api.document.paths)).to.include.members(['/v1/plants', '/v1/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/docs']);
-    expect(Object.keys(api.document.paths)).not.to.include('/plants');
+    api = await startHttpServer(undefined, { basePath: '/v1' });
+    expect(Object.keys(api.openapi.paths)).to.include.members(['/v1/plants', '/v1/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/docs']);
+    expect(Object.keys(api.openapi.paths)).not.to.include('/plants');
   });
 
   it('carries the package version', async () => {
-    api = await serveApi();
+    api = await startHttpServer();
     const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
-    expect(api.document.info.version).to.equal(version);
+    expect(api.openapi.info.version).to.equal(version);
   });
 
   it('lists every error code of the core, each under its own status and only there', async () => {
-    api = await serveApi();
-    const enums = errorEnums(api.document);
+    api = await startHttpServer();
+    const enums = errorEnums(api.openapi);
     for (const code of Object.values(ErrorCode)) {
       expect(enums.some((e) => e.codes.includes(code)), `code ${code} is in some response`).to.equal(true);
     }
@@ -119,9 +119,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('requires the bearer token on exactly the plant operations', async () => {
-    api = await serveApi();
-    expect(api.document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
-    for (const [path, item] of Object.entries(api.document.paths as Record<string, any>)) {
+    api = await startHttpServer();
+    expect(api.openapi.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    for (const [path, item] of Object.entries(api.openapi.paths as Record<string, any>)) {
       for (const method of methods.filter((m) => item[m])) {
         const open = item[method].security?.length === 0;
         expect(open, `${method} ${path} is open`).to.equal(!path.startsWith('/plants'));
@@ -131,9 +131,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('every plant operation names its scope and documents 403 40301 and 503 50302; the scheme says JWT only when JWT is on', async () => {
-    api = await serveApi();
+    api = await startHttpServer();
     const needs: Record<string, string> = { listPlants: 'plants:read', getPlant: 'plants:read', createPlant: 'plants:write', deletePlant: 'plants:write' };
-    for (const item of Object.values(api.document.paths as Record<string, any>)) {
+    for (const item of Object.values(api.openapi.paths as Record<string, any>)) {
       for (const method of methods.filter((m) => item[m]?.operationId in needs)) {
         const operation = item[method];
         expect(operation.security, operation.operationId).to.deep.equal([{ bearerAuth: [needs[operation.operationId]] }]);
@@ -142,20 +142,20 @@ describe('the OpenAPI document', () => {
         expect(operation.responses['403'].headers).to.include.keys('WWW-Authenticate');
       }
     }
-    const scheme = api.document.components.securitySchemes.bearerAuth;
+    const scheme = api.openapi.components.securitySchemes.bearerAuth;
     expect(scheme).not.to.have.property('bearerFormat');
     expect(scheme.description).to.include('plants:read').and.include('plants:write');
   });
 
   it('has only schemas that compile in strict JSON Schema 2020-12', async () => {
-    api = await serveApi();
-    const schemas = schemasOf(api.document);
-    for (const [name, schema] of Object.entries(api.document.components.schemas)) {
+    api = await startHttpServer();
+    const schemas = schemasOf(api.openapi);
+    for (const [name, schema] of Object.entries(api.openapi.components.schemas)) {
       expect(() => schemas.problems(schema as object, null), name).not.to.throw();
     }
-    const json = JSON.stringify(api.document);
+    const json = JSON.stringify(api.openapi);
     for (const ref of new Set(json.match(/"#\/components\/[^"]+"/g))) {
-      const target = ref.slice(3, -1).split('/').reduce((node: any, key) => node?.[key], api.document);
+      const target = ref.slice(3, -1).split('/').reduce((node: any, key) => node?.[key], api.openapi);
       expect(target, `${ref} resolves`).not.to.equal(undefined);
     }
   });

@@ -26,7 +26,10 @@ export interface HttpServerOptions {
   readonly tokens?: readonly string[];
   /** More configuration, as the command's variables (e.g. PLANT_STORE_CORS_ORIGINS). */
   readonly env?: Readonly<Record<string, string>>;
-  /** Registers adapters of the test's own (e.g. a token verifier) before the server is built. */
+  /**
+   * Registers adapters of the test's own (e.g. a token verifier) before the server is built;
+   * the test's storage and log are registered already.
+   */
   readonly register?: (container: DependencyContainer) => void | Promise<void>;
   /** Credentials the server must never show, besides the configured tokens (e.g. signed JWTs). */
   readonly secrets?: readonly string[];
@@ -44,7 +47,7 @@ export interface HttpServer {
   readonly token: string;
   readonly tokens: readonly string[];
   /** What the server serves at /openapi.json. */
-  readonly openapi: Record<string, unknown>;
+  readonly openapi: Record<string, any>;
   /** The same store the server serves, for fast set-up and for checking what was stored. */
   readonly store: PlantStore;
   /** Causes of the 5xx answers the server logged (50001 unexpected, 50301 storage unavailable). */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
 import { HttpClient } from '../support/http-client.js';
+import { createUntilKilled } from '../support/kill-mid-stream.js';
 
 const token = 'disk-durability-token-0123456789ab';
 
@@ -34,31 +35,14 @@ describe('server on disk storage: durability, one process per directory, races',
   it('every create acknowledged with 200 is listed after the server is SIGKILLed mid-stream and restarted', async () => {
     const first = await start();
     const api = await HttpClient.connect(first.url, token);
-    const acknowledged: number[] = [];
-    let nextId = 1;
-    let killed = false;
-    const writer = async () => {
-      while (!killed) {
-        const id = nextId++;
-        try {
-          if ((await api.create(id)).status === 200) acknowledged.push(id);
-        } catch {
-          return; // the connection died with the server: not acknowledged
-        }
-      }
-    };
-    const writers = Array.from({ length: 8 }, writer);
-    while (acknowledged.length < 300) await new Promise((resolve) => setTimeout(resolve, 10));
-    killed = true;
-    await first.stop('SIGKILL');
-    await Promise.all(writers);
+    const { acknowledged, lastId } = await createUntilKilled(api, first, 300);
 
     // The killed server's lock is stale: the restart is not blocked by it.
     const second = await start();
     const listed = new Set(await (await HttpClient.connect(second.url, token)).allIds());
     const lost = acknowledged.filter((id) => !listed.has(id));
     expect(lost).to.deep.equal([]);
-    for (const id of listed) expect(id).to.be.within(1, nextId);
+    for (const id of listed) expect(id).to.be.within(1, lastId);
   });
 
   it('a second server on the same directory exits 1 at once, naming the directory and the pid holding it', async () => {

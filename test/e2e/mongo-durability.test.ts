@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { HttpClient } from '../support/http-client.js';
+import { createUntilKilled } from '../support/kill-mid-stream.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
 const token = 'durability-token-0123456789abcdef';
@@ -38,30 +39,13 @@ describe('server on MongoDB: durability and several processes', function () {
     const name = uniqueDatabase('durability');
     const first = await start(name);
     const api = await HttpClient.connect(first.url, token);
-    const acknowledged: number[] = [];
-    let nextId = 1;
-    let killed = false;
-    const writer = async () => {
-      while (!killed) {
-        const id = nextId++;
-        try {
-          if ((await api.create(id)).status === 200) acknowledged.push(id);
-        } catch {
-          return; // the connection died with the server: not acknowledged
-        }
-      }
-    };
-    const writers = Array.from({ length: 8 }, writer);
-    while (acknowledged.length < 150) await new Promise((resolve) => setTimeout(resolve, 20));
-    killed = true;
-    await first.stop('SIGKILL');
-    await Promise.all(writers);
+    const { acknowledged, lastId } = await createUntilKilled(api, first, 150);
 
     const second = await start(name);
     const listed = new Set(await (await HttpClient.connect(second.url, token)).allIds());
     const lost = acknowledged.filter((id) => !listed.has(id));
     expect(lost).to.deep.equal([]);
-    for (const id of listed) expect(id).to.be.within(1, nextId);
+    for (const id of listed) expect(id).to.be.within(1, lastId);
   });
 
   it('two servers on one database: each sees and deletes what the other created; a same-id race gives one 200', async () => {

@@ -1,4 +1,4 @@
-/** The disk section's part of BENCHMARKS.md, and its three targets (6–8). */
+/** The disk section's part of BENCHMARKS.md, and its three targets (7–9; 6 is the access section's). */
 import { DISK_CONTENDERS, type DiskResult } from './disk-section.js';
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
 import { failures, pairedRatio } from './run-figures.js';
@@ -11,9 +11,9 @@ const MAX_DISK_RSS_BYTES = 200e6;
 const MAX_IMPORT_SECONDS = 60;
 
 const titles = {
-  6: `Disk storage ≥ ${MIN_DISK_VS_MEMORY.W1}× memory storage on W1 and ≥ ${MIN_DISK_VS_MEMORY.W2}× on W2 (throughput, req/s)`,
-  7: `Disk: W1 at 1,000,000 plants ≥ ${MIN_DISK_LARGEST_VS_SMALLEST}× W1 at 1,000 per CPU-second; RSS at 1,000,000 plants ≤ ${megabytes(MAX_DISK_RSS_BYTES)}`,
-  8: `Import of 1,000,000 plants into an empty data directory ≤ ${MAX_IMPORT_SECONDS} s`,
+  7: `Disk storage ≥ ${MIN_DISK_VS_MEMORY.W1}× memory storage on W1 and ≥ ${MIN_DISK_VS_MEMORY.W2}× on W2 (throughput, req/s)`,
+  8: `Disk: W1 at 1,000,000 plants ≥ ${MIN_DISK_LARGEST_VS_SMALLEST}× W1 at 1,000 per CPU-second; RSS at 1,000,000 plants ≤ ${megabytes(MAX_DISK_RSS_BYTES)}`,
+  9: `Import of 1,000,000 plants into an empty data directory ≤ ${MAX_IMPORT_SECONDS} s`,
 } as const;
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
@@ -40,7 +40,7 @@ export function renderDisk(disk: DiskResult | undefined, table: (series: readonl
 }
 
 export function diskTargets(disk: DiskResult | undefined): TargetLine[] {
-  if (disk === undefined) return ([6, 7, 8] as const).map((target) => ({ verdict: 'SKIP', text: `${target}. ${titles[target]} — disk section not run` }));
+  if (disk === undefined) return ([7, 8, 9] as const).map((target) => ({ verdict: 'SKIP', text: `${target}. ${titles[target]} — disk section not run` }));
   const versus = (['W1', 'W2'] as const).map((id) => {
     const series = disk.versusMemory[id];
     const diskRuns = runsOf(series, DISK_CONTENDERS.disk);
@@ -60,15 +60,15 @@ export function diskTargets(disk: DiskResult | undefined): TargetLine[] {
   return [
     {
       verdict: verdict(versus.every((v) => v.ok)),
-      text: `6. ${titles[6]}: ${versus.map((v) => `${v.id} ${withRange(v.r, ratio)} ${mark(v.ok)}${invalid(v.failed)}`).join(', ')}`,
+      text: `7. ${titles[7]}: ${versus.map((v) => `${v.id} ${withRange(v.r, ratio)} ${mark(v.ok)}${invalid(v.failed)}`).join(', ')}`,
     },
     {
       verdict: verdict(scalingOk && memoryOk && standard),
-      text: `7. W1 on disk at ${disk.sizes[1].toLocaleString('en-US')} vs ${disk.sizes[0].toLocaleString('en-US')} plants${standard ? '' : ' (not the standard sizes)'}: ${ratio(scaling.median)} per CPU-second (≥ ${MIN_DISK_LARGEST_VS_SMALLEST}×) ${mark(scalingOk)}${invalid(scalingFailed)}; RSS ${megabytes(rss)} (≤ ${megabytes(MAX_DISK_RSS_BYTES)}) ${mark(memoryOk)}`,
+      text: `8. W1 on disk at ${disk.sizes[1].toLocaleString('en-US')} vs ${disk.sizes[0].toLocaleString('en-US')} plants${standard ? '' : ' (not the standard sizes)'}: ${ratio(scaling.median)} per CPU-second (≥ ${MIN_DISK_LARGEST_VS_SMALLEST}×) ${mark(scalingOk)}${invalid(scalingFailed)}; RSS ${megabytes(rss)} (≤ ${megabytes(MAX_DISK_RSS_BYTES)}) ${mark(memoryOk)}`,
     },
     {
       verdict: verdict(importOk),
-      text: `8. ${titles[8]}: ${disk.import.plants.toLocaleString('en-US')} plants in ${decimal(disk.import.seconds)} s, ${integer(disk.import.plants / disk.import.seconds)} plants/s ${mark(importOk)}`,
+      text: `9. ${titles[9]}: ${disk.import.plants.toLocaleString('en-US')} plants in ${decimal(disk.import.seconds)} s, ${integer(disk.import.plants / disk.import.seconds)} plants/s ${mark(importOk)}`,
     },
   ];
 }

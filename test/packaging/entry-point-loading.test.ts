@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { projectRoot } from '../support/project-root.js';
 
@@ -52,6 +52,12 @@ describe('the main entry point', () => {
     expect(stdout.trim()).to.equal('[{"id":1,"name":"Fern"}]');
     expect(loaded.some((url) => url.endsWith('/dist/composition/index.js'))).to.equal(true);
     for (const pattern of httpSide) expect(loaded.filter((url) => pattern.test(url)), String(pattern)).to.deep.equal([]);
+  });
+
+  it('require() of it works too (Node ≥ 20.19 loads ES modules from CommonJS)', async () => {
+    const script = `const m = require(${JSON.stringify(fileURLToPath(entry))}); m.createPlantStore().then(async (s) => { await s.create({ id: 1, name: 'Fern' }); console.log(JSON.stringify((await s.list()).plants)); });`;
+    const { stdout } = await run(process.execPath, ['-e', script]);
+    expect(stdout.trim()).to.equal('[{"id":1,"name":"Fern"}]');
   });
 
   it('startServer from it still serves, loading the HTTP side only when called', async () => {

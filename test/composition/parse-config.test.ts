@@ -216,6 +216,7 @@ describe('configuration (parseConfig)', () => {
       shutdownGraceMs: 10000,
       corsOrigins: [],
       jwt: undefined,
+      webhooks: undefined,
     });
   });
 

@@ -9,33 +9,33 @@ import { toDocument, type PlantDocument } from './plant-document.js';
 // with deliveries left becomes a tombstone (`gone`, no name or tag) until they are done;
 // readers skip tombstones and the worker removes them.
 
-// A tombstone can vanish (its last delivery done) between a refused insert and the revival.
-const ATTEMPTS = 3;
-
 const earliest = (deliveries: readonly PendingDelivery[]) => Math.min(...deliveries.map((delivery) => delivery.dueAt));
 
 /** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
 export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
   const withOutbox: PlantDocument = deliveries.length === 0 ? toDocument(plant) : { ...toDocument(plant), outbox: [...deliveries], due: earliest(deliveries), v: 1 };
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    try {
-      await collection.insertOne(withOutbox);
-      return true;
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
-    const revive: UpdateFilter<PlantDocument> = {
-      $set: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
-      $unset: { gone: '', ...(plant.tag === undefined && { tag: '' }) },
-      $inc: { v: 1 },
-      ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
-    };
-    const revived = await collection.updateOne({ _id: plant.id, gone: true }, revive);
-    if (revived.matchedCount === 1) return true;
-    const holder = await collection.findOne({ _id: plant.id }, { projection: { gone: 1 } });
-    if (holder !== null && holder.gone !== true) return false;
+  try {
+    await collection.insertOne(withOutbox);
+    return true;
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
   }
-  return false;
+  // The id is held: by a live plant (refused) or a tombstone (revived). An upsert on
+  // "a tombstone with this id" decides both in one write, and also inserts when the
+  // tombstone's last delivery was done in between: a live plant makes it a duplicate key.
+  const revive: UpdateFilter<PlantDocument> = {
+    $set: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
+    $unset: { gone: '', ...(plant.tag === undefined && { tag: '' }) },
+    $inc: { v: 1 },
+    ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
+  };
+  try {
+    await collection.updateOne({ _id: plant.id, gone: { $exists: true } }, revive, { upsert: true });
+    return true;
+  } catch (error) {
+    if (isDuplicateKey(error)) return false;
+    throw error;
+  }
 }
 
 /** Deletes the plant, or turns it into a tombstone holding its deliveries; false when no live plant has the id. */

@@ -24,6 +24,12 @@ import { reading, toStoreError } from './disk-errors.js';
  */
 export class DiskDeliveryOutbox implements DeliveryOutbox {
   private readonly records: Database<OutboxRecord, number>;
+  /**
+   * The claims made by this instance. The directory's lock means no other process works
+   * on it, so a claim found in a record and not made here was left by a process that
+   * died: void at once, not after its lease time.
+   */
+  private readonly issued = new Set<string>();
 
   constructor(
     private readonly root: RootDatabase,
@@ -43,10 +49,12 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       const claims: OutboxClaim[] = [];
       // One process holds the directory, so the scan competes with no other worker; it
       // reads the records with deliveries only, never the plants.
-      for (const { key, value } of this.records.getRange()) {
+      for (const { key, value: stored } of this.records.getRange()) {
         if (claims.length >= limit) break;
+        const value = stored.lease === undefined || this.issued.has(stored.lease) ? stored : { ...stored, leaseUntil: undefined };
         if (!isClaimable(value, now)) continue;
         const lease = randomUUID();
+        this.issued.add(lease);
         void this.records.put(key, claimed(value, lease, now + leaseMs));
         claims.push({ plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
       }
@@ -56,6 +64,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
 
   settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
     return this.transaction(() => {
+      this.issued.delete(claim.lease);
       const record = this.records.get(claim.plantId);
       if (record === undefined || record.lease !== claim.lease) return false;
       const next = settled(record, outcomes);

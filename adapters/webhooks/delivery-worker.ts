@@ -74,7 +74,14 @@ export class DeliveryWorker {
       try {
         claims = await outbox.claim(this.clock(), timeoutMs + LEASE_MARGIN_MS, batchSize);
         const outcomes = await Promise.all(claims.map((claim) => Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)))));
-        await Promise.all(claims.map((claim, i) => outbox.settle(claim, outcomes[i]!)));
+        // One after another: a burst of concurrent writes can outlast the storage timeout on a
+        // busy database, and an outcome not written means a duplicate delivery later.
+        // Each on its own: one failed write must not leave the rest of the batch to be sent again.
+        for (const [i, claim] of claims.entries()) {
+          await outbox.settle(claim, outcomes[i]!).catch((error: unknown) => {
+            log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
+          });
+        }
       } catch (error) {
         log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
         claims = [];

@@ -34,35 +34,47 @@ const recordOf = (document: PlantDocument): OutboxRecord => ({
  * conditional on the document's version `v`, which every change of the outbox bumps.
  */
 export class MongoDeliveryOutbox implements DeliveryOutbox {
+  /** The documents as this server's claims left them, by lease and plant: settling needs no re-read. */
+  private readonly claimed = new Map<string, PlantDocument>();
+
   constructor(
     private readonly collection: Collection<PlantDocument>,
     private readonly timeoutMS: number,
   ) {}
 
   async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
-    const claims: OutboxClaim[] = [];
-    while (claims.length < limit) {
-      const lease = randomUUID();
-      const document = await withDeadline(this.timeoutMS, () =>
-        this.collection.findOneAndUpdate(
-          { due: { $lte: now }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
-          { $set: { lease, leaseUntil: now + leaseMs }, $inc: { v: 1 } },
-          { sort: { due: 1 }, returnDocument: 'after' },
-        ),
-      );
-      if (document === null) break;
-      const record = recordOf(document);
-      claims.push({ plantId: document._id, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(record, now) });
-    }
-    return claims;
+    // Three calls per batch, whatever its size: due candidates, one conditional update
+    // leasing those still claimable, and a read of what this lease got. Two servers
+    // racing for a plant cannot both win: the update's filter is checked per document.
+    const candidates = await withDeadline(this.timeoutMS, (signal) =>
+      this.collection.find({ due: { $lte: now } }, { sort: { due: 1 }, limit: limit * 2, projection: { _id: 1 }, signal }).toArray(),
+    );
+    if (candidates.length === 0) return [];
+    // Servers see the same candidates: shuffled, each mostly takes plants the others do not.
+    const ids = shuffled(candidates.map((candidate) => candidate._id)).slice(0, limit);
+    const lease = randomUUID();
+    await withDeadline(this.timeoutMS, () =>
+      this.collection.updateMany(
+        { _id: { $in: ids }, due: { $lte: now }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
+        { $set: { lease, leaseUntil: now + leaseMs }, $inc: { v: 1 } },
+      ),
+    );
+    const documents = await withDeadline(this.timeoutMS, (signal) => this.collection.find({ _id: { $in: ids }, lease }, { signal }).toArray());
+    return documents.map((document) => {
+      this.claimed.set(`${lease}/${document._id}`, document);
+      return { plantId: document._id, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(recordOf(document), now) };
+    });
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
+    // First against the document as claimed (one write); re-read only if a change came in between.
+    let document: PlantDocument | null | undefined = this.claimed.get(`${claim.lease}/${claim.plantId}`);
+    this.claimed.delete(`${claim.lease}/${claim.plantId}`);
     for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
-      const document = await this.read(claim.plantId);
+      document ??= await this.read(claim.plantId);
       if (document === null || document.lease !== claim.lease) return false;
-      const next = settled(recordOf(document), outcomes);
-      if (await this.replaceOutbox(document, next)) return true;
+      if (await this.replaceOutbox(document, settled(recordOf(document), outcomes))) return true;
+      document = undefined;
     }
     return false;
   }
@@ -119,3 +131,10 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
   }
 }
 
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}

@@ -95,6 +95,11 @@ export class PlantStore {
     return this.storage.repository.ping();
   }
 
+  /** Whether changes are delivered as webhooks. */
+  get hasWebhooks(): boolean {
+    return this.webhooks !== undefined;
+  }
+
   /** Webhook deliveries waiting and failed; all zero and empty without webhooks. */
   async deliveryState(): Promise<WebhookDeliveryState> {
     return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox);

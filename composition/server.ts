@@ -76,6 +76,7 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     rateLimit: settings.rateLimit,
     authFailuresPerMinute: settings.authFailuresPerMinute,
     corsOrigins: settings.corsOrigins,
+    webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createServer(app.callback());
   server.on('clientError', answerUnparsableRequest);

@@ -12,7 +12,7 @@ import { toDocument, type PlantDocument } from './plant-document.js';
 const earliest = (deliveries: readonly PendingDelivery[]) => Math.min(...deliveries.map((delivery) => delivery.dueAt));
 
 /** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
-export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
+export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[], mayHaveTombstones: boolean): Promise<boolean> {
   const withOutbox: PlantDocument = deliveries.length === 0 ? toDocument(plant) : { ...toDocument(plant), outbox: [...deliveries], due: earliest(deliveries), v: 1 };
   try {
     await collection.insertOne(withOutbox);
@@ -20,22 +20,19 @@ export async function addWithDeliveries(collection: Collection<PlantDocument>, p
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
   }
-  // The id is held: by a live plant (refused) or a tombstone (revived). An upsert on
-  // "a tombstone with this id" decides both in one write, and also inserts when the
-  // tombstone's last delivery was done in between: a live plant makes it a duplicate key.
+  // Without tombstones in the collection the holder is a live plant. (The revival below
+  // filters on more than `_id`, which FerretDB answers by a scan: kept off imports.)
+  if (!mayHaveTombstones) return false;
+  // The id is held by a live plant (refused) or a tombstone (revived): one conditional
+  // update decides. A tombstone removed by the worker in the instant between the two calls
+  // makes this a refusal of a free id; a retry of the create then succeeds.
   const revive: UpdateFilter<PlantDocument> = {
     $set: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
     $unset: { gone: '', ...(plant.tag === undefined && { tag: '' }) },
     $inc: { v: 1 },
     ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
   };
-  try {
-    await collection.updateOne({ _id: plant.id, gone: { $exists: true } }, revive, { upsert: true });
-    return true;
-  } catch (error) {
-    if (isDuplicateKey(error)) return false;
-    throw error;
-  }
+  return (await collection.updateOne({ _id: plant.id, gone: true }, revive)).matchedCount === 1;
 }
 
 /** Deletes the plant, or turns it into a tombstone holding its deliveries; false when no live plant has the id. */

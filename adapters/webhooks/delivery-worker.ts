@@ -10,7 +10,7 @@ export interface DeliveryLog {
 
 export interface DeliveryWorkerOptions {
   readonly outbox: DeliveryOutbox;
-  readonly sender: Pick<WebhookSender, 'send'>;
+  readonly sender: Pick<WebhookSender, 'send' | 'close'>;
   /** The configured endpoints; a delivery to any other (configuration changed) fails at once. */
   readonly endpoints: readonly string[];
   /** Delays between attempts, in ms: `schedule.length + 1` attempts in all. */
@@ -20,7 +20,9 @@ export interface DeliveryWorkerOptions {
   readonly log: DeliveryLog;
   /** How often an idle worker looks for due deliveries; default 500 ms. */
   readonly pollMs?: number;
-  /** Plants claimed at a time; default 64. */
+  /** Plants claimed at a time; default 128. */
+  /** After a change, how long the worker gathers more before claiming; default 0 (measured: no gain in throughput, ten times the lag). */
+  readonly gatherMs?: number;
   readonly batchSize?: number;
   readonly clock?: () => number;
 }
@@ -64,33 +66,41 @@ export class DeliveryWorker {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
+    this.options.sender.close();
   }
 
   private async run(): Promise<void> {
-    const { outbox, log, batchSize = 64, pollMs = 500, timeoutMs } = this.options;
+    const { outbox, log, batchSize = 128, pollMs = 500, gatherMs = 0, timeoutMs } = this.options;
     while (this.running) {
       this.woken = false;
       let claims: OutboxClaim[] = [];
       try {
         claims = await outbox.claim(this.clock(), timeoutMs + LEASE_MARGIN_MS, batchSize);
         const outcomes = await Promise.all(claims.map((claim) => Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)))));
-        // One after another: a burst of concurrent writes can outlast the storage timeout on a
-        // busy database, and an outcome not written means a duplicate delivery later.
-        // Each on its own: one failed write must not leave the rest of the batch to be sent again.
-        for (const [i, claim] of claims.entries()) {
-          await outbox.settle(claim, outcomes[i]!).catch((error: unknown) => {
-            log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
-          });
-        }
+        // Together (the disk storage commits concurrent writes as one transaction and one
+        // sync), each on its own: one failed write must not send the rest of the batch again.
+        await Promise.all(
+          claims.map((claim, i) =>
+            outbox.settle(claim, outcomes[i]!).catch((error: unknown) => {
+              log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
+            }),
+          ),
+        );
       } catch (error) {
         log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
         claims = [];
       }
-      if (claims.length === 0 && !this.woken) await this.idle(pollMs);
+      // A full batch: more is waiting, go on. Otherwise wait for a change (or the poll), then
+      // a little longer, so the next batch gathers the changes of those milliseconds: fewer,
+      // larger claims and outcome writes for the storage to commit next to the API's writes.
+      if (claims.length >= batchSize) continue;
+      if (!this.woken) await this.idle(pollMs);
+      if (this.running && gatherMs > 0) await this.idle(gatherMs, false);
     }
   }
 
-  private idle(ms: number): Promise<void> {
+  /** Waits `ms`; a wake cuts it short when `wakeable` (stop always does). */
+  private idle(ms: number, wakeable = true): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -98,8 +108,10 @@ export class DeliveryWorker {
         resolve();
       }
       this.wakeUp = () => {
-        this.wakeUp = undefined;
-        done();
+        if (wakeable || !this.running) {
+          this.wakeUp = undefined;
+          done();
+        }
       };
     });
   }

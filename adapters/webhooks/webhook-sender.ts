@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { PendingDelivery } from '../../core/index.js';
 import { guardedLookup, refusedLiteral } from './address-guard.js';
@@ -26,9 +26,20 @@ export const EVENT_TYPE_HEADER = 'webhook-event-type';
 /** One signed POST per attempt (Standard Webhooks 1.0), never following a redirect. */
 export class WebhookSender {
   private readonly signer: Webhook;
+  // Connections are kept and reused: the address check runs when one is opened, and an open
+  // connection stays with the address it was checked on (no rebinding possible).
+  private readonly agents: { readonly http: HttpAgent; readonly https: HttpsAgent };
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.signer = new Webhook(options.secret);
+    const agentOptions = { keepAlive: true, maxSockets: 64, ...(!options.allowPrivate && { lookup: guardedLookup }) };
+    this.agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  }
+
+  /** Closes the kept connections. */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   /** The body a receiver gets: the event's data, exactly the public contract's. */
@@ -69,9 +80,7 @@ export class WebhookSender {
       const req = request(url, {
         method: 'POST',
         headers,
-        // A fresh connection per attempt: the address check runs on every one.
-        agent: false,
-        ...(!this.options.allowPrivate && { lookup: guardedLookup }),
+        agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
       });
       // The whole attempt, answer included, gets timeoutMs.
       const timer = setTimeout(() => {

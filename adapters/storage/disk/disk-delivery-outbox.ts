@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import {
-  claimed,
   isClaimable,
   nextDeliveries,
   retried,
@@ -25,11 +24,11 @@ import { reading, toStoreError } from './disk-errors.js';
 export class DiskDeliveryOutbox implements DeliveryOutbox {
   private readonly records: Database<OutboxRecord, number>;
   /**
-   * The claims made by this instance. The directory's lock means no other process works
-   * on it, so a claim found in a record and not made here was left by a process that
-   * died: void at once, not after its lease time.
+   * Claims, by plant, kept in memory only: the directory's lock means no other process
+   * works on it, and a claim cannot outlive the process that made it. So claiming writes
+   * nothing (no commit, no sync), and after a crash every delivery is claimable at once.
    */
-  private readonly issued = new Set<string>();
+  private readonly claims = new Map<number, { readonly lease: string; readonly until: number }>();
 
   constructor(
     private readonly root: RootDatabase,
@@ -44,18 +43,16 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     void this.records.put(plantId, withDeliveries(this.records.get(plantId), deliveries)!);
   }
 
-  claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
-    return this.transaction(() => {
+  async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
+    return reading(() => {
+      if (this.isClosed()) throw new Error('the disk storage is closed');
       const claims: OutboxClaim[] = [];
-      // One process holds the directory, so the scan competes with no other worker; it
-      // reads the records with deliveries only, never the plants.
-      for (const { key, value: stored } of this.records.getRange()) {
+      for (const { key, value } of this.records.getRange()) {
         if (claims.length >= limit) break;
-        const value = stored.lease === undefined || this.issued.has(stored.lease) ? stored : { ...stored, leaseUntil: undefined };
-        if (!isClaimable(value, now)) continue;
+        const held = this.claims.get(key);
+        if (!isClaimable(held === undefined ? value : { ...value, leaseUntil: held.until }, now)) continue;
         const lease = randomUUID();
-        this.issued.add(lease);
-        void this.records.put(key, claimed(value, lease, now + leaseMs));
+        this.claims.set(key, { lease, until: now + leaseMs });
         claims.push({ plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
       }
       return claims;
@@ -63,10 +60,11 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   }
 
   settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
+    if (this.claims.get(claim.plantId)?.lease !== claim.lease) return Promise.resolve(false);
+    this.claims.delete(claim.plantId);
     return this.transaction(() => {
-      this.issued.delete(claim.lease);
       const record = this.records.get(claim.plantId);
-      if (record === undefined || record.lease !== claim.lease) return false;
+      if (record === undefined) return false;
       const next = settled(record, outcomes);
       if (next === undefined) void this.records.remove(claim.plantId);
       else void this.records.put(claim.plantId, next);

@@ -29,6 +29,7 @@ export interface DeliveryWorkerOptions {
 
 // Added to the attempt timeout: room for writing the outcome (storage calls give up after 5 s by default).
 const LEASE_MARGIN_MS = 6_000;
+const SETTLE_CONCURRENCY = 16;
 
 /**
  * Sends what the outbox holds: claims due plants, makes one attempt per claimed delivery
@@ -77,15 +78,18 @@ export class DeliveryWorker {
       try {
         claims = await outbox.claim(this.clock(), timeoutMs + LEASE_MARGIN_MS, batchSize);
         const outcomes = await Promise.all(claims.map((claim) => Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)))));
-        // Together (the disk storage commits concurrent writes as one transaction and one
-        // sync), each on its own: one failed write must not send the rest of the batch again.
-        await Promise.all(
-          claims.map((claim, i) =>
-            outbox.settle(claim, outcomes[i]!).catch((error: unknown) => {
-              log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
-            }),
-          ),
-        );
+        // A few at a time (the disk storage commits concurrent writes as one transaction; a
+        // database swamped by a whole batch at once would time out the API's own writes),
+        // each on its own: one failed write must not send the rest of the batch again.
+        for (let start = 0; start < claims.length; start += SETTLE_CONCURRENCY) {
+          await Promise.all(
+            claims.slice(start, start + SETTLE_CONCURRENCY).map((claim, i) =>
+              outbox.settle(claim, outcomes[start + i]!).catch((error: unknown) => {
+                log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
+              }),
+            ),
+          );
+        }
       } catch (error) {
         log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
         claims = [];

@@ -27,6 +27,8 @@ export interface Answer {
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** Requests whose headers arrived, answered or not yet. */
+  requestsArrived = 0;
   private script: Answer[] = [];
   private readonly verifier: Webhook;
 
@@ -36,6 +38,7 @@ export class WebhookReceiver {
   ) {
     this.verifier = new Webhook(secret);
     server.on('request', (request, response) => {
+      this.requestsArrived++;
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {

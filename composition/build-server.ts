@@ -11,6 +11,7 @@ import { serveStore, type RunningServer } from './server.js';
 import { serverTokens } from './server-tokens.js';
 import { openStorage, type OpenStorage } from './storage.js';
 import { tokenVerifierFor } from './token-verification.js';
+import { webhookDeliveryFor } from './webhook-delivery.js';
 
 /** What the server logs with: pino's shape, the slice used here. */
 export interface ServerLog {
@@ -51,7 +52,14 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
   const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
   const events = new InProcessEventBus((error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'));
-  const store = new PlantStore(storage, events);
+  let webhooks;
+  try {
+    webhooks = config.webhooks && webhookDeliveryFor(config.webhooks, storage.outbox, log);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const store = new PlantStore(storage, events, webhooks);
   let server: RunningServer;
   try {
     server = await serveStore(store, tokenVerifier, { ...serverSettingsFrom(config), log, acceptsJwt: config.jwt !== undefined });

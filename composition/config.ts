@@ -3,6 +3,8 @@ import { ValidationError } from 'yup';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { ConfigError } from './config-error.js';
 import { jwtFrom, type JwtConfig } from './jwt-config.js';
+import { webhooksFrom } from './webhook-config.js';
+import type { WebhookOptions } from './webhook-options.js';
 import { settings, type LogLevel, type Setting, type SettingName, type SettingValues, type StorageKind } from './settings.js';
 
 export { ConfigError } from './config-error.js';
@@ -38,6 +40,8 @@ export interface ServerConfig {
   readonly corsOrigins: readonly string[];
   /** The identity provider whose JWTs are accepted; undefined when none. */
   readonly jwt: JwtConfig | undefined;
+  /** Where changes are delivered as signed webhooks; undefined when no URL is set. */
+  readonly webhooks: WebhookOptions | undefined;
 }
 
 export interface RateLimitConfig {
@@ -80,7 +84,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     v.headersTimeout > v.requestTimeout
       ? `${labelOf(settings.headersTimeout)} (${v.headersTimeout}) must not exceed ${labelOf(settings.requestTimeout)} (${v.requestTimeout})`
       : undefined;
-  const together = [typeof jwt === 'string' ? jwt : undefined, storage.problem, timeouts].filter((problem) => problem !== undefined);
+  const webhooks = webhooksFrom(v, (name) => labelOf(settings[name]));
+  const together = [typeof jwt === 'string' ? jwt : undefined, storage.problem, timeouts, typeof webhooks === 'string' ? webhooks : undefined].filter((problem) => problem !== undefined);
   if (together.length > 0) return { ok: false, problems: together };
   return {
     ok: true,
@@ -104,6 +109,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
       shutdownGraceMs: v.shutdownGrace,
       corsOrigins: v.corsOrigins,
       jwt: jwt as Exclude<typeof jwt, string>,
+      webhooks: webhooks as Exclude<typeof webhooks, string>,
     },
   };
 }

@@ -17,6 +17,9 @@ export type { BuiltServer, ServerLog, StorageOpener } from './build-server.js';
 export { ConfigError, configFrom, parseConfig, type ConfigResult, type RateLimitConfig, type ServerConfig } from './config.js';
 export type { LogLevel } from './settings.js';
 export { InjectionTokens } from './injection-tokens.js';
+export type { WebhookOptions } from './webhook-options.js';
+export type { WebhookDeliveryState } from './webhook-delivery.js';
+export type { DeliveryLog } from '../adapters/webhooks/delivery-worker.js';
 export type { StaticToken } from '../adapters/auth/static-token-rules.js';
 export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-settings.js';
 

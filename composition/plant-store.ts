@@ -15,6 +15,9 @@ import {
   type PlantEventListener,
 } from '../adapters/events/in-process-event-bus.js';
 import { buildContainer } from './container.js';
+import type { DeliveryLog } from '../adapters/webhooks/delivery-worker.js';
+import { consoleDeliveryLog, deliveryStateOf, webhookDeliveryFor, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
+import type { WebhookOptions } from './webhook-options.js';
 import { openStorage, type OpenStorage, type StorageOption } from './storage.js';
 
 export interface PlantStoreOptions {
@@ -22,6 +25,11 @@ export interface PlantStoreOptions {
   readonly storage?: StorageOption;
   /** Where a failing event listener is reported; by default, standard error. */
   readonly onListenerError?: ListenerErrorReporter;
+  /**
+   * Deliver changes as signed webhooks, recorded with each change in the storage's outbox.
+   * On memory storage, pending deliveries are lost when the process ends.
+   */
+  readonly webhooks?: WebhookOptions & { readonly log?: DeliveryLog };
 }
 
 /**
@@ -35,8 +43,14 @@ export class PlantStore {
   constructor(
     private readonly storage: OpenStorage,
     private readonly events: InProcessEventBus,
+    private readonly webhooks?: WebhookDelivery,
   ) {
-    const container = buildContainer({ repository: storage.repository, events });
+    const container = buildContainer({ repository: storage.repository, events, subscriptions: webhooks?.subscriptions });
+    if (webhooks !== undefined) {
+      // A change is in the outbox before its event is published: wake the worker to send it now.
+      events.subscribe(() => webhooks.worker.wake());
+      webhooks.worker.start();
+    }
     this.useCases = {
       listPlants: container.resolve(ListPlants),
       getPlant: container.resolve(GetPlant),
@@ -81,8 +95,28 @@ export class PlantStore {
     return this.storage.repository.ping();
   }
 
-  close(): Promise<void> {
-    return this.storage.close();
+  /** Whether changes are delivered as webhooks. */
+  get hasWebhooks(): boolean {
+    return this.webhooks !== undefined;
+  }
+
+  /** Webhook deliveries waiting and failed; all zero and empty without webhooks. */
+  async deliveryState(): Promise<WebhookDeliveryState> {
+    return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox);
+  }
+
+  /** Makes every failed webhook delivery pending again (attempts start over); returns how many. */
+  async retryFailedDeliveries(): Promise<number> {
+    if (this.webhooks === undefined) return 0;
+    const count = await this.webhooks.outbox.retryFailed(Date.now());
+    this.webhooks.worker.wake();
+    return count;
+  }
+
+  /** Stops webhook delivery (attempts under way finish), then closes the storage. */
+  async close(): Promise<void> {
+    await this.webhooks?.worker.stop();
+    await this.storage.close();
   }
 }
 
@@ -90,5 +124,12 @@ export async function createPlantStore(options: PlantStoreOptions = {}): Promise
   const storage = await openStorage(options.storage);
   const report: ListenerErrorReporter =
     options.onListenerError ?? ((error, event) => console.error(`plant-store: a ${event.type} listener failed:`, error));
-  return new PlantStore(storage, new InProcessEventBus(report));
+  let webhooks: WebhookDelivery | undefined;
+  try {
+    webhooks = options.webhooks && webhookDeliveryFor(options.webhooks, storage.outbox, options.webhooks.log ?? consoleDeliveryLog);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  return new PlantStore(storage, new InProcessEventBus(report), webhooks);
 }

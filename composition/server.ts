@@ -80,6 +80,7 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     rateLimit: settings.rateLimit,
     authFailuresPerMinute: settings.authFailuresPerMinute,
     corsOrigins: settings.corsOrigins,
+    webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {
     headersTimeoutMs: settings.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,

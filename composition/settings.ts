@@ -1,6 +1,8 @@
 import { mixed, number, string, type InferType, type Schema } from 'yup';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { staticTokensFrom } from './static-tokens-config.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, secretProblem, urlProblem, WEBHOOK_EVENT_TYPES } from './webhook-options.js';
+import { ConfigError } from './config-error.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -208,6 +210,58 @@ export const settings = {
     '',
     'comma-separated origins allowed by CORS (default: CORS off)',
     list(/^(\*|https?:\/\/[^/\s]+)$/, 'entries must look like https://example.org (no path), or *'),
+  ),
+  webhookUrls: setting(
+    'webhook-urls',
+    'PLANT_STORE_WEBHOOK_URLS',
+    '',
+    'comma-separated endpoint URLs receiving a signed POST per event',
+    mixed<string[]>()
+      .defined()
+      .transform((_, raw: string) => raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+      .test('urls', (urls, context) => {
+        const problem = (urls ?? []).map(urlProblem).find((p) => p !== undefined);
+        return problem === undefined || context.createError({ message: `entries must be http(s) URLs: ${problem}` });
+      }),
+  ),
+  webhookSecret: {
+    flag: '',
+    env: 'PLANT_STORE_WEBHOOK_SECRET',
+    default: '',
+    help: 'Standard Webhooks signing secret whsec_<base64>, needed with webhook URLs (no flag: command lines are public)',
+    // A refusal never quotes the secret.
+    parse: (text: string): string | undefined => {
+      if (text === '') return undefined;
+      const problem = secretProblem(text);
+      if (problem !== undefined) throw new ConfigError(problem);
+      return text;
+    },
+  },
+  webhookEvents: setting(
+    'webhook-events',
+    'PLANT_STORE_WEBHOOK_EVENTS',
+    'plant.created',
+    `events sent to the webhook URLs: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+    list(new RegExp(`^(${WEBHOOK_EVENT_TYPES.join('|').replaceAll('.', '\\.')})$`), `entries must be ${WEBHOOK_EVENT_TYPES.join(' or ')}`),
+  ),
+  webhookRetrySchedule: setting(
+    'webhook-retry-schedule',
+    'PLANT_STORE_WEBHOOK_RETRY_SCHEDULE',
+    DEFAULT_RETRY_SCHEDULE,
+    'delays between attempts (ms, s, m, h); failed after the last',
+    mixed<number[]>()
+      .transform((_, raw: string) => parseRetrySchedule(raw))
+      .defined('must be delays like 5s,5m,2h (a number and ms, s, m or h, at most a week each)'),
+  ),
+  webhookTimeout: setting('webhook-timeout-ms', 'PLANT_STORE_WEBHOOK_TIMEOUT_MS', String(DEFAULT_WEBHOOK_TIMEOUT_MS), 'longest wait for an endpoint per attempt', integer(100, 600_000)),
+  webhookAllowPrivate: setting(
+    'webhook-allow-private',
+    'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE',
+    'false',
+    'allow endpoints on loopback, private and link-local addresses (true or false)',
+    mixed<boolean>()
+      .transform((_, raw: string) => ({ true: true, false: false, '1': true, '0': false })[raw.trim().toLowerCase()])
+      .defined('must be true or false'),
   ),
 } as const;
 

@@ -1,4 +1,4 @@
-import type { PlantRepository } from '../core/index.js';
+import type { DeliveryOutbox, PlantRepository } from '../core/index.js';
 import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 
 /** MongoDB at this URI; the database is the URI's path, else `databaseName`, else `plant_store`. */
@@ -22,6 +22,8 @@ export interface DiskStorageOption {
 /** Any repository of your own (tests swap backends this way). */
 export interface CustomStorageOption {
   readonly repository: PlantRepository;
+  /** Needed for webhooks: the deliveries `repository` records with its changes. */
+  readonly outbox?: DeliveryOutbox;
   close?(): Promise<void>;
   readonly description?: string;
 }
@@ -31,6 +33,8 @@ export type StorageOption = DiskStorageOption | MongoStorageOption | CustomStora
 
 export interface OpenStorage {
   readonly repository: PlantRepository;
+  /** The deliveries the repository records with its changes (webhooks). */
+  readonly outbox?: DeliveryOutbox | undefined;
   /** For the start-up line, e.g. "memory". Never contains credentials. */
   readonly description: string;
   close(): Promise<void>;
@@ -38,7 +42,8 @@ export interface OpenStorage {
 
 export async function openStorage(option?: StorageOption): Promise<OpenStorage> {
   if (option === undefined) {
-    return { repository: new MemoryPlantRepository(), description: 'memory', close: async () => {} };
+    const repository = new MemoryPlantRepository();
+    return { repository, outbox: repository.outbox, description: 'memory', close: async () => {} };
   }
   if ('dataDir' in option) {
     // Loaded only when asked for, like the MongoDB driver: embedded users on memory never load LMDB.
@@ -47,7 +52,7 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
       ...(option.readOnly && { readOnly: true }),
     });
-    return { repository, description: repository.description, close: () => repository.close() };
+    return { repository, outbox: repository.outbox, description: repository.description, close: () => repository.close() };
   }
   if ('mongodbUri' in option) {
     // Loaded only when asked for: the driver alone adds about 20 MB to a process.
@@ -58,10 +63,11 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
       ...(option.collectionName && { collectionName: option.collectionName }),
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
     });
-    return { repository, description: repository.description, close: () => repository.close() };
+    return { repository, outbox: repository.outbox, description: repository.description, close: () => repository.close() };
   }
   return {
     repository: option.repository,
+    outbox: option.outbox,
     description: option.description ?? 'custom repository',
     close: async () => option.close?.(),
   };

@@ -21,13 +21,16 @@ export interface Principal {
   readonly scopes: readonly Scope[];
 }
 
-export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant';
+/** The plant operations, and reading or retrying the webhook deliveries (operators). */
+export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant' | 'readDeliveries' | 'retryDeliveries';
 
 const scopeByOperation: Readonly<Record<PlantOperation, Scope>> = {
   listPlants: Scope.Read,
   getPlant: Scope.Read,
   createPlant: Scope.Write,
   deletePlant: Scope.Write,
+  readDeliveries: Scope.Read,
+  retryDeliveries: Scope.Write,
 };
 
 /** The scope an operation needs. */

@@ -3,6 +3,7 @@ import Koa, { type Middleware } from 'koa';
 import type { PlantOperation, PlantUseCases, TokenVerifier } from '../../core/index.js';
 import { apiDocsRoutes } from './api-docs-routes.js';
 import { bearerAuth } from './bearer-auth.js';
+import { deliveryRoutes, type WebhookDeliveries } from './delivery-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
@@ -32,6 +33,8 @@ export interface HttpAppOptions {
   readonly authFailuresPerMinute?: number | undefined;
   /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
   readonly corsOrigins?: readonly string[] | undefined;
+  /** The webhook delivery state and its retry, served (and documented) when webhooks are configured. */
+  readonly webhookDeliveries?: WebhookDeliveries | undefined;
 }
 
 /**
@@ -56,6 +59,11 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
   // The API first: every other router would otherwise try to match each API request.
   app.use(plants.routes());
+  if (options.webhookDeliveries) {
+    const deliveries = deliveryRoutes(options.webhookDeliveries, options.basePath, guard(options));
+    app.use(deliveries.routes());
+    app.use(deliveries.allowedMethods());
+  }
   app.use(operations.routes());
   app.use(docs.routes());
   app.use(plants.allowedMethods());

@@ -3,6 +3,7 @@ import { operationalPaths } from './openapi-operational-paths.js';
 import { plantPaths } from './openapi-plant-paths.js';
 import { componentParameters, componentSchemas, type JsonSchema } from './openapi-schemas.js';
 import { nonOperationResponses } from './openapi-route-responses.js';
+import { deliveryPaths, webhooksSection } from './openapi-webhooks.js';
 
 export interface OpenApiOptions {
   /** The package version: clients see which release they talk to. */
@@ -15,6 +16,8 @@ export interface OpenApiOptions {
   readonly authFailuresPerMinute?: number | undefined;
   /** Identity-provider JWTs are accepted besides (or instead of) static tokens. */
   readonly acceptsJwt?: boolean | undefined;
+  /** Webhooks are configured: the delivery routes are served. */
+  readonly webhookDeliveries?: unknown;
 }
 
 export interface OpenApiDocument extends JsonSchema {
@@ -46,7 +49,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       { name: 'operations', description: 'Health, readiness and this documentation; no token needed.' },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...plantPaths(options), ...operationalPaths() },
+    paths: { ...plantPaths(options), ...(options.webhookDeliveries ? deliveryPaths(options.basePath) : {}), ...operationalPaths() },
+    webhooks: webhooksSection(),
     components: {
       schemas: componentSchemas(),
       parameters: componentParameters(),

@@ -31,7 +31,7 @@ const guardHeaders: HeadersForStatus = (status) => {
 
 const parameter = (name: string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });
 
-function operation(id: PlantOperation, summary: string, description: string, responses: Record<string, JsonSchema>, codes: ErrorCode[]): JsonSchema {
+export function operation(id: PlantOperation, summary: string, description: string, responses: Record<string, JsonSchema>, codes: ErrorCode[]): JsonSchema {
   const scope = scopeNeededFor(id);
   return {
     operationId: id,

@@ -1,3 +1,4 @@
+import type { PendingDelivery } from '../outbox/pending-delivery.js';
 import type { Plant } from '../plant.js';
 
 /** What a page of plants is asked for: ids above `after`, any of `tags`, at most `limit`. */
@@ -15,8 +16,13 @@ export interface PlantRepository {
   /** Plants matching the request in ascending id order; cost O(limit + log N). */
   page(request: PageRequest): Promise<Plant[]>;
   findById(id: number): Promise<Plant | undefined>;
-  /** Stores the plant unless its id is taken; atomic, so false means someone holds the id. */
-  add(plant: Plant): Promise<boolean>;
+  /**
+   * Stores the plant unless its id is taken; atomic, so false means someone holds the id.
+   * `deliveries` (the change's webhooks) are recorded in the same atomic write, or not at
+   * all: the one addition the outbox needs from this port, since only the storage can make
+   * the two one write. Storages without a DeliveryOutbox take none.
+   */
+  add(plant: Plant, deliveries?: readonly PendingDelivery[]): Promise<boolean>;
   /**
    * Optional: adds many plants, each as `add` would (taken ids, earlier ones in the same
    * list included, give false at their index), all durable when it resolves. For imports,
@@ -25,8 +31,8 @@ export interface PlantRepository {
    * callers facing a repository without it use `add` for each plant.
    */
   addMany?(plants: readonly Plant[]): Promise<boolean[]>;
-  /** False when no plant had that id. */
-  remove(id: number): Promise<boolean>;
+  /** False when no plant had that id. `deliveries` as for `add`: recorded in the same atomic write. */
+  remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean>;
   /** Resolves when the storage answers; for readiness checks. */
   ping(): Promise<void>;
 }

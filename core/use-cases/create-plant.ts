@@ -2,6 +2,7 @@ import { ErrorCode } from '../error-codes.js';
 import type { Plant } from '../plant.js';
 import { parseNewPlant } from '../plant-validation.js';
 import { PlantStoreError } from '../plant-store-error.js';
+import { NO_SUBSCRIPTIONS, type Subscriptions } from '../outbox/subscriptions.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 
@@ -9,14 +10,16 @@ export class CreatePlant {
   constructor(
     private readonly plants: PlantRepository,
     private readonly events: EventPublisher,
+    private readonly subscriptions: Subscriptions = NO_SUBSCRIPTIONS,
   ) {}
 
   async execute(input: unknown): Promise<Plant> {
     const plant = parseNewPlant(input);
-    if (!(await this.plants.add(plant))) {
+    const event = { type: 'plant.created', data: plant } as const;
+    if (!(await this.plants.add(plant, this.subscriptions.deliveriesFor(event)))) {
       throw new PlantStoreError(ErrorCode.PlantExists, `a plant with id ${plant.id} already exists`);
     }
-    this.events.publish({ type: 'plant.created', data: plant });
+    this.events.publish(event);
     return plant;
   }
 }

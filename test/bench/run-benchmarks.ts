@@ -6,7 +6,7 @@
  * 50 connections, sizes 1,000 / 100,000 / 1,000,000). For development they can be
  * shortened — a shortened run says so at the top of the report:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
- *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk   (any subset; disk alone: BENCH_SECTIONS=disk)
+ *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
  * MONGODB_URI, when set, is the database of the MongoDB section (as for the tests);
@@ -21,12 +21,13 @@ import { projectRoot } from '../support/project-root.js';
 import { accessSection } from './access-section.js';
 import { breakdownSection } from './breakdown-section.js';
 import { diskSection } from './disk-section.js';
+import { webhooksSection } from './webhooks-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
 import { render, type Machine, type Outcome } from './report.js';
 import { compareSection, mongoSection, progress, scalingSection, type SectionName, type Settings } from './sections.js';
 
 const require = createRequire(import.meta.url);
-const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk'] as SectionName[] };
+const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks'] as SectionName[] };
 
 function numberFrom(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
   const mongo = settings.sections.has('mongodb') ? await mongoSection(settings, token) : undefined;
   const access = settings.sections.has('access') ? await accessSection(settings, token) : undefined;
   const disk = settings.sections.has('disk') ? await diskSection(settings, token) : undefined;
+  const webhooks = settings.sections.has('webhooks') ? await webhooksSection(settings, token) : undefined;
 
   const outcome: Outcome = {
     settings,
@@ -127,6 +129,11 @@ async function main(): Promise<void> {
   writeFileSync(output, markdown);
   progress(`wrote ${relative(process.cwd(), output) || output}`);
   for (const target of targets) process.stdout.write(`${target.verdict} ${target.text}\n`);
+  if (webhooks) {
+    process.stdout.write(
+      `${webhooks.ratio >= 0.7 ? 'PASS' : 'FAIL'} webhooks: W2 on disk with one endpoint ${webhooks.ratio.toFixed(2)}x without (target >= 0.7x); delivery lag p50 ${webhooks.lag.p50Ms.toFixed(1)} ms, p99 ${webhooks.lag.p99Ms.toFixed(1)} ms\n`,
+    );
+  }
   // The test database (if the tests' FerretDB was started) is stopped by its exit hook.
   process.exit(0);
 }

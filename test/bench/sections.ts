@@ -19,7 +19,7 @@ export interface Settings {
   readonly sections: ReadonlySet<SectionName>;
 }
 
-export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks';
 
 export const SEEDED_PLANTS = 1000;
 /** Wait after the scaling rounds before reading memory (see scalingSection). */

@@ -232,6 +232,7 @@ describe('configuration (parseConfig)', () => {
       shutdownGraceMs: 10000,
       corsOrigins: [],
       jwt: undefined,
+      webhooks: undefined,
     });
   });
 

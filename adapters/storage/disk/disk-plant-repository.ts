@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { MAX_PLANT_ID, type PageRequest, type Plant, type PlantRepository } from '../../../core/index.js';
+import { MAX_PLANT_ID, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { DiskDeliveryOutbox } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { reading, writing } from './disk-errors.js';
 import { mergeById } from './merge-by-id.js';
@@ -68,6 +69,8 @@ export class DiskPlantRepository implements PlantRepository {
   private readonly plants: Database<StoredPlant, number>;
   private readonly byTag: Database<string, TagKey>;
   private closed = false;
+  /** The deliveries recorded with the changes, in the same environment. */
+  readonly outbox: DiskDeliveryOutbox;
   /** For start-up lines and logs. */
   readonly description: string;
 
@@ -81,6 +84,7 @@ export class DiskPlantRepository implements PlantRepository {
     // about twice as fast, which is most of what a page costs (see the README's figures).
     this.plants = root.openDB<StoredPlant, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
     this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
+    this.outbox = new DiskDeliveryOutbox(root, () => this.closed);
     this.description = `disk ${directory}`;
   }
 
@@ -107,8 +111,20 @@ export class DiskPlantRepository implements PlantRepository {
     return stored && toPlant(id, stored);
   }
 
-  async add(plant: Plant): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const stored = toStored(plant);
+    if (deliveries.length > 0) {
+      // The plant and its deliveries in one transaction: one commit, both or neither.
+      return this.write(() =>
+        this.root.transaction(() => {
+          if (this.plants.doesExist(plant.id)) return false;
+          void this.plants.put(plant.id, stored);
+          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+          this.outbox.recordIn(plant.id, deliveries);
+          return true;
+        }),
+      );
+    }
     // The existence check runs inside the write transaction: atomic, however many race.
     return this.write(() =>
       this.plants.ifNoExists(plant.id, () => {
@@ -133,7 +149,7 @@ export class DiskPlantRepository implements PlantRepository {
     );
   }
 
-  async remove(id: number): Promise<boolean> {
+  async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     // Runs inside the write transaction, so the tag read is the one removed.
     return this.write(() =>
       this.plants.transaction(() => {
@@ -141,6 +157,7 @@ export class DiskPlantRepository implements PlantRepository {
         if (stored === undefined) return false;
         void this.plants.remove(id);
         if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
+        this.outbox.recordIn(id, deliveries);
         return true;
       }),
     );

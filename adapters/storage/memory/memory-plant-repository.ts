@@ -1,5 +1,6 @@
 import sortedBtree from 'sorted-btree';
-import type { PageRequest, Plant, PlantRepository } from '../../../core/index.js';
+import type { PageRequest, PendingDelivery, Plant, PlantRepository } from '../../../core/index.js';
+import { MemoryDeliveryOutbox } from './memory-delivery-outbox.js';
 
 // sorted-btree is CommonJS with its class on `default`.
 const BTree = sortedBtree.default;
@@ -23,6 +24,8 @@ const toPlant = (id: number, stored: StoredPlant): Plant =>
 export class MemoryPlantRepository implements PlantRepository {
   private readonly byId: Tree = new BTree<number, StoredPlant>();
   private readonly byTag = new Map<string, Tree>();
+  /** The deliveries recorded with the changes (lost with the process, like the plants). */
+  readonly outbox = new MemoryDeliveryOutbox();
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
     if (tags === undefined) return rangeAfter(this.byId, after, limit);
@@ -39,10 +42,11 @@ export class MemoryPlantRepository implements PlantRepository {
     return stored && toPlant(id, stored);
   }
 
-  async add(plant: Plant): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const stored = toStored(plant);
     if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
     if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
+    this.outbox.record(plant.id, deliveries);
     return true;
   }
 
@@ -50,10 +54,11 @@ export class MemoryPlantRepository implements PlantRepository {
     return Promise.all(plants.map((plant) => this.add(plant)));
   }
 
-  async remove(id: number): Promise<boolean> {
+  async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const plant = this.byId.get(id);
     if (plant === undefined) return false;
     this.byId.delete(id);
+    this.outbox.record(id, deliveries);
     if (plant.tag !== undefined) {
       const tree = this.byTag.get(plant.tag)!;
       tree.delete(id);

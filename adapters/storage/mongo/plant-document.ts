@@ -1,13 +1,24 @@
-import type { Plant } from '../../../core/index.js';
+import type { PendingDelivery, Plant } from '../../../core/index.js';
 
 /**
  * A plant as stored in MongoDB. The plant id is `_id`, so the primary key index makes ids
- * unique and serves id ranges; nothing else is ever written.
+ * unique and serves id ranges. The other fields are the plant's outbox (see
+ * mongo-outbox-writes.ts), written in the same single-document write as the change.
  */
 export interface PlantDocument {
   _id: number;
   name: string;
   tag?: string;
+  /** Deliveries of this plant's changes, oldest first; absent when none is left. */
+  outbox?: PendingDelivery[];
+  /** Earliest next attempt among them (indexed, so workers find due plants); absent when none is due. */
+  due?: number;
+  lease?: string;
+  leaseUntil?: number;
+  /** A deleted plant whose deletion (or earlier) deliveries are still in `outbox`: no plant for readers. */
+  gone?: true;
+  /** Bumped by every write that touches the outbox; a worker's write is conditional on it. */
+  v?: number;
 }
 
 // Field by field, in both directions: unknown fields neither reach the database nor leave it.
@@ -22,5 +33,5 @@ export function toPlant(document: PlantDocument): Plant {
     : { id: document._id, name: document.name, tag: document.tag };
 }
 
-/** The projection matching PlantDocument, so stray fields are not even transferred. */
-export const plantProjection = { _id: 1, name: 1, tag: 1 } as const;
+/** The plant's fields (and the tombstone mark), so outboxes and stray fields are not even transferred. */
+export const plantProjection = { _id: 1, name: 1, tag: 1, gone: 1 } as const;

@@ -1,0 +1,19 @@
+import type { DeliveryOutcome, DeliveryState, OutboxClaim } from '../outbox/pending-delivery.js';
+
+/**
+ * The deliveries a storage recorded with its changes, for the worker that sends them. Each
+ * storage keeps them in its own atomic write with the plant (see the README's webhooks
+ * section); this port only hands them out and takes the outcomes back.
+ */
+export interface DeliveryOutbox {
+  /**
+   * Claims up to `limit` plants with deliveries due at `now`, each until `now + leaseMs`:
+   * no other claim gets them meanwhile; after it, another worker may (its holder died).
+   */
+  claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]>;
+  /** Records the outcomes and releases the claim; false when the claim had lapsed and another holds the plant. */
+  settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean>;
+  state(): Promise<DeliveryState>;
+  /** Makes every failed delivery pending again, due at `now`; returns how many. */
+  retryFailed(now: number): Promise<number>;
+}

@@ -11,7 +11,7 @@ const token = 'two-servers-token-0123456789abcdef';
 const CREATES = 1000;
 
 describe('webhooks: two servers on one MongoDB database', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let database: TestDatabase;
   let receiver: WebhookReceiver | undefined;
   const servers: CliServer[] = [];
@@ -47,7 +47,7 @@ describe('webhooks: two servers on one MongoDB database', function () {
       }
     };
     await Promise.all(Array.from({ length: 8 }, writer));
-        await waitFor(() => (new Set(receiver!.createdIds()).size === CREATES ? true : undefined), () => `${new Set(receiver!.createdIds()).size} of ${CREATES}`, 60_000);
+        await waitFor(() => (new Set(receiver!.createdIds()).size === CREATES ? true : undefined), () => `${new Set(receiver!.createdIds()).size} of ${CREATES}`, 150_000);
     const ids = receiver.createdIds();
     const duplicates = ids.length - new Set(ids).size;
     // Reported, not bounded: at least once allows repeats. On FerretDB 1.x, which the tests

@@ -83,3 +83,31 @@ outboxContract('mongodb', async (context) => {
   const name = `plant_store_outbox_${randomBytes(4).toString('hex')}`;
   return { option: { mongodbUri: withDatabase(database.uri, name) }, cleanUp: () => dropDatabase(database.uri, name) };
 });
+
+describe('webhook outbox on mongodb storage shared by two servers', function () {
+  this.timeout(30_000);
+  it("an id freed by the other server's deletion, whose delivery is still pending, can be created again here", async function () {
+    const database = await requireDatabase(this);
+    const name = `plant_store_outbox_shared_${randomBytes(4).toString('hex')}`;
+    const option = { mongodbUri: withDatabase(database.uri, name) };
+    const receiver = await WebhookReceiver.start();
+    receiver.answerWith({ status: 503 }); // the deletion's delivery stays pending: its tombstone stays
+    const withHooks = await createPlantStore({
+      storage: option,
+      webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, events: ['plant.deleted'], retryScheduleMs: [60_000], allowPrivate: true, log: quiet },
+    });
+    // The second server started before the tombstone existed, and records no deliveries itself.
+    const without = await createPlantStore({ storage: option });
+    try {
+      await withHooks.create({ id: 5, name: 'Fern' });
+      await withHooks.delete(5);
+      expect(await without.create({ id: 5, name: 'Fern again' })).to.deep.equal({ id: 5, name: 'Fern again' });
+      expect(await withHooks.get(5)).to.deep.equal({ id: 5, name: 'Fern again' });
+    } finally {
+      await without.close();
+      await withHooks.close();
+      await receiver.close();
+      await dropDatabase(database.uri, name);
+    }
+  });
+});

@@ -5,14 +5,15 @@ import { toDocument, type PlantDocument } from './plant-document.js';
 
 // Changes that carry deliveries, on a database without multi-document transactions: the
 // deliveries live inside the plant's own document, so a change and its deliveries are one
-// single-document write, which MongoDB (and FerretDB) apply atomically. A deleted plant
+// single-document write, which MongoDB applies atomically (FerretDB 1.x, the tests' stand-in,
+// does not always under concurrency: see the README). A deleted plant
 // with deliveries left becomes a tombstone (`gone`, no name or tag) until they are done;
 // readers skip tombstones and the worker removes them.
 
 const earliest = (deliveries: readonly PendingDelivery[]) => Math.min(...deliveries.map((delivery) => delivery.dueAt));
 
 /** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
-export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[], mayHaveTombstones: boolean): Promise<boolean> {
+export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
   const withOutbox: PlantDocument = deliveries.length === 0 ? toDocument(plant) : { ...toDocument(plant), outbox: [...deliveries], due: earliest(deliveries), v: 1 };
   try {
     await collection.insertOne(withOutbox);
@@ -20,9 +21,9 @@ export async function addWithDeliveries(collection: Collection<PlantDocument>, p
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
   }
-  // Without tombstones in the collection the holder is a live plant. (The revival below
-  // filters on more than `_id`, which FerretDB answers by a scan: kept off imports.)
-  if (!mayHaveTombstones) return false;
+  // Tried on every refused insert: another server sharing the database may have left the
+  // tombstone, so no flag of this process can say there is none. (Imports go through
+  // addMany, which never revives: a refused create is the API's 409 path only.)
   // The id is held by a live plant (refused) or a tombstone (revived): one conditional
   // update decides. A tombstone removed by the worker in the instant between the two calls
   // makes this a refusal of a free id; a retry of the create then succeeds.

@@ -70,8 +70,6 @@ export class MongoPlantRepository implements PlantRepository {
   private readonly collection: Collection<PlantDocument>;
   /** The deliveries recorded inside the plants' documents. */
   readonly outbox: MongoDeliveryOutbox;
-  /** Whether a create may meet a tombstone: one was found at connect, or this process records deliveries. */
-  private mayHaveTombstones = false;
   /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
   readonly description: string;
 
@@ -92,8 +90,6 @@ export class MongoPlantRepository implements PlantRepository {
   async ensureIndexes(): Promise<void> {
     await withDeadline(this.timeoutMS, () => this.collection.createIndex(TAG_INDEX.key, { name: TAG_INDEX.name }));
     await withDeadline(this.timeoutMS, () => this.collection.createIndex(DUE_INDEX.key, { name: DUE_INDEX.name }));
-    const tombstone = await withDeadline(this.timeoutMS, () => this.collection.findOne({ gone: true }, { projection: { _id: 1 } }));
-    this.mayHaveTombstones ||= tombstone !== null;
   }
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
@@ -144,8 +140,7 @@ export class MongoPlantRepository implements PlantRepository {
   }
 
   async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    if (deliveries.length > 0) this.mayHaveTombstones = true;
-    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, this.mayHaveTombstones));
+    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries));
   }
 
   /**
@@ -170,7 +165,6 @@ export class MongoPlantRepository implements PlantRepository {
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    if (deliveries.length > 0) this.mayHaveTombstones = true;
     return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries));
   }
 

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, OutboxRecord, PendingDelivery } from './pending-delivery.js';
+import type { DeliveryOutcome, DeliveryState, FailedDelivery, OutboxRecord, PendingDelivery } from './pending-delivery.js';
 
 // The bookkeeping of a plant's outbox, the same for every storage: each storage only keeps
 // the record, atomically with the plant.
@@ -87,4 +87,31 @@ function heads(deliveries: readonly PendingDelivery[]): PendingDelivery[] {
 /** Pending and failed counts of a record, for the delivery state. */
 export function pendingOf(record: OutboxRecord): PendingDelivery[] {
   return record.deliveries.filter((delivery) => !delivery.failed);
+}
+
+/** The delivery state of a set of records; for the storages that read them all. */
+export function stateOf(records: Iterable<[number, OutboxRecord]>): DeliveryState {
+  let pending = 0;
+  let oldestPendingAt: number | undefined;
+  const failed: FailedDelivery[] = [];
+  for (const [plantId, record] of records) {
+    for (const delivery of pendingOf(record)) {
+      pending++;
+      oldestPendingAt = Math.min(oldestPendingAt ?? delivery.createdAt, delivery.createdAt);
+    }
+    for (const delivery of record.deliveries) {
+      if (!delivery.failed) continue;
+      failed.push({
+        id: delivery.id,
+        plantId,
+        endpoint: delivery.endpoint,
+        type: delivery.event.type,
+        createdAt: delivery.createdAt,
+        attempts: delivery.attempts,
+        ...(delivery.lastStatus !== undefined && { lastStatus: delivery.lastStatus }),
+        ...(delivery.lastError !== undefined && { lastError: delivery.lastError }),
+      });
+    }
+  }
+  return { pending, ...(oldestPendingAt !== undefined && { oldestPendingAt }), failed };
 }

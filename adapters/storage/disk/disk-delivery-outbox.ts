@@ -5,6 +5,7 @@ import {
   nextDeliveries,
   retried,
   settled,
+  stateOf,
   withDeliveries,
   type DeliveryOutbox,
   type DeliveryOutcome,
@@ -13,7 +14,6 @@ import {
   type OutboxRecord,
   type PendingDelivery,
 } from '../../../core/index.js';
-import { stateOf } from '../memory/memory-delivery-outbox.js';
 import { reading, toStoreError } from './disk-errors.js';
 
 /**

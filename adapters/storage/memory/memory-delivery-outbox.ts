@@ -3,14 +3,13 @@ import {
   claimed,
   isClaimable,
   nextDeliveries,
-  pendingOf,
   retried,
   settled,
+  stateOf,
   withDeliveries,
   type DeliveryOutbox,
   type DeliveryOutcome,
   type DeliveryState,
-  type FailedDelivery,
   type OutboxClaim,
   type OutboxRecord,
   type PendingDelivery,
@@ -64,31 +63,4 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
     }
     return total;
   }
-}
-
-/** The delivery state of a set of records; shared by the storages that read them all. */
-export function stateOf(records: Iterable<[number, OutboxRecord]>): DeliveryState {
-  let pending = 0;
-  let oldestPendingAt: number | undefined;
-  const failed: FailedDelivery[] = [];
-  for (const [plantId, record] of records) {
-    for (const delivery of pendingOf(record)) {
-      pending++;
-      oldestPendingAt = Math.min(oldestPendingAt ?? delivery.createdAt, delivery.createdAt);
-    }
-    for (const delivery of record.deliveries) {
-      if (!delivery.failed) continue;
-      failed.push({
-        id: delivery.id,
-        plantId,
-        endpoint: delivery.endpoint,
-        type: delivery.event.type,
-        createdAt: delivery.createdAt,
-        attempts: delivery.attempts,
-        ...(delivery.lastStatus !== undefined && { lastStatus: delivery.lastStatus }),
-        ...(delivery.lastError !== undefined && { lastError: delivery.lastError }),
-      });
-    }
-  }
-  return { pending, ...(oldestPendingAt !== undefined && { oldestPendingAt }), failed };
 }

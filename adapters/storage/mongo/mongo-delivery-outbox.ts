@@ -4,13 +4,13 @@ import {
   nextDeliveries,
   retried,
   settled,
+  stateOf,
   type DeliveryOutbox,
   type DeliveryOutcome,
   type DeliveryState,
   type OutboxClaim,
   type OutboxRecord,
 } from '../../../core/index.js';
-import { stateOf } from '../memory/memory-delivery-outbox.js';
 import { withDeadline } from './mongo-errors.js';
 import type { PlantDocument } from './plant-document.js';
 

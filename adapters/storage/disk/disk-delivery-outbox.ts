@@ -14,7 +14,8 @@ import {
   type OutboxRecord,
   type PendingDelivery,
 } from '../../../core/index.js';
-import { reading, toStoreError } from './disk-errors.js';
+import { toStoreError } from '../storage-unavailable.js';
+import { reading } from './disk-errors.js';
 
 /**
  * The outbox of the disk storage: a database `outbox` in the same LMDB environment, one

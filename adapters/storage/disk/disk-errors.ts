@@ -1,13 +1,4 @@
-import { ErrorCode, PlantStoreError } from '../../../core/index.js';
-
-/**
- * Whatever the engine throws (a full disk, an I/O error, a closed environment) means the
- * storage could not serve the call: one domain error for the caller, the detail in `cause`.
- */
-export function toStoreError(error: unknown): PlantStoreError {
-  if (error instanceof PlantStoreError) return error;
-  return new PlantStoreError(ErrorCode.StorageUnavailable, 'storage is unavailable', { cause: error });
-}
+import { toStoreError } from '../storage-unavailable.js';
 
 /** Runs a synchronous engine call (reads are synchronous in LMDB), reporting failures as StorageUnavailable. */
 export function reading<T>(read: () => T): T {

@@ -1,5 +1,6 @@
 import { MongoError } from 'mongodb';
 import { ErrorCode, PlantStoreError } from '../../../core/index.js';
+import { toStoreError } from '../storage-unavailable.js';
 
 /** MongoDB's duplicate key error: the unique `_id` index refused an insert. */
 export function isDuplicateKey(error: unknown): boolean {
@@ -28,22 +29,14 @@ export async function withDeadline<T>(timeoutMS: number, call: (signal: AbortSig
     work.catch(() => {});
     return await Promise.race([work, deadline]);
   } catch (error) {
+    // Not only MongoError: the driver does not wrap every network failure (v7 can reject
+    // with Node's own EPIPE "socket has been ended" when the server goes away).
     throw toStoreError(error);
   } finally {
     clearTimeout(timer);
   }
 }
 
-/**
- * Whatever a driver call throws means the storage could not serve it — down, unreachable,
- * slow, refusing — and the caller gets one domain error; the detail stays in `cause` for
- * logs. Not only MongoError: the driver does not wrap every network failure (v7 can
- * reject with Node's own "socket has been ended" EPIPE error when the server goes away).
- */
-export function toStoreError(error: unknown): PlantStoreError {
-  if (error instanceof PlantStoreError) return error;
-  return new PlantStoreError(ErrorCode.StorageUnavailable, 'storage is unavailable', { cause: error });
-}
 
 /**
  * Start-up could not reach the database: one error naming the hosts and the cause an

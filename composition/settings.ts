@@ -1,7 +1,7 @@
 import { mixed, number, string, type InferType, type Schema } from 'yup';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { staticTokensFrom } from './static-tokens-config.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, secretProblem, urlProblem, WEBHOOK_EVENT_TYPES } from './webhook-options.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, secretProblem, urlProblem, WEBHOOK_EVENT_TYPES } from './webhook-options.js';
 import { ConfigError } from './config-error.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -240,7 +240,7 @@ export const settings = {
   webhookEvents: setting(
     'webhook-events',
     'PLANT_STORE_WEBHOOK_EVENTS',
-    'plant.created',
+    DEFAULT_WEBHOOK_EVENTS.join(','),
     `events sent to the webhook URLs: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
     list(new RegExp(`^(${WEBHOOK_EVENT_TYPES.join('|').replaceAll('.', '\\.')})$`), `entries must be ${WEBHOOK_EVENT_TYPES.join(' or ')}`),
   ),

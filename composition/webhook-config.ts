@@ -1,6 +1,6 @@
 import type { PlantEventType } from '../core/index.js';
 import type { SettingValues } from './settings.js';
-import type { WebhookOptions } from './webhook-options.js';
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookOptions } from './webhook-options.js';
 
 type WebhookSettingName = 'webhookUrls' | 'webhookSecret' | 'webhookEvents' | 'webhookRetrySchedule' | 'webhookTimeout' | 'webhookAllowPrivate';
 
@@ -11,7 +11,7 @@ export function webhooksFrom(values: Pick<SettingValues, WebhookSettingName>, la
   return {
     urls: values.webhookUrls,
     secret: values.webhookSecret,
-    events: values.webhookEvents.length === 0 ? ['plant.created'] : [...new Set(values.webhookEvents as PlantEventType[])],
+    events: values.webhookEvents.length === 0 ? DEFAULT_WEBHOOK_EVENTS : [...new Set(values.webhookEvents as PlantEventType[])],
     retryScheduleMs: values.webhookRetrySchedule,
     timeoutMs: values.webhookTimeout,
     allowPrivate: values.webhookAllowPrivate,

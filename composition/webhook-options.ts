@@ -1,6 +1,8 @@
 import type { PlantEventType } from '../core/index.js';
 
 export const WEBHOOK_EVENT_TYPES: readonly PlantEventType[] = ['plant.created', 'plant.deleted'];
+/** The public contract's one webhook. */
+export const DEFAULT_WEBHOOK_EVENTS: readonly PlantEventType[] = ['plant.created'];
 /** About a day in all, like the best-known providers'. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;

@@ -91,7 +91,9 @@ describe('webhook outbox on mongodb storage shared by two servers', function () 
     const name = `plant_store_outbox_shared_${randomBytes(4).toString('hex')}`;
     const option = { mongodbUri: withDatabase(database.uri, name) };
     const receiver = await WebhookReceiver.start();
-    receiver.answerWith({ status: 503 }); // the deletion's delivery stays pending: its tombstone stays
+    // The deletion's delivery is held unanswered for the whole test: its tombstone stays, and
+    // no outcome is written to the document while the other store revives it.
+    receiver.answerWith({ status: 503, delayMs: 3000 });
     const withHooks = await createPlantStore({
       storage: option,
       webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, events: ['plant.deleted'], retryScheduleMs: [60_000], allowPrivate: true, log: quiet },
@@ -101,6 +103,7 @@ describe('webhook outbox on mongodb storage shared by two servers', function () 
     try {
       await withHooks.create({ id: 5, name: 'Fern' });
       await withHooks.delete(5);
+      await waitFor(() => (receiver.requestsArrived >= 1 ? true : undefined));
       expect(await without.create({ id: 5, name: 'Fern again' })).to.deep.equal({ id: 5, name: 'Fern again' });
       expect(await withHooks.get(5)).to.deep.equal({ id: 5, name: 'Fern again' });
     } finally {

@@ -105,12 +105,10 @@ export class PlantStore {
     return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox);
   }
 
-  /** Makes every failed webhook delivery pending again (attempts start over); returns how many. */
+  /** Makes every failed webhook delivery pending again (attempts start over, endpoints that answered 410 included); returns how many. */
   async retryFailedDeliveries(): Promise<number> {
     if (this.webhooks === undefined) return 0;
-    const count = await this.webhooks.outbox.retryFailed(Date.now());
-    this.webhooks.worker.wake();
-    return count;
+    return this.webhooks.worker.retryFailed();
   }
 
   /** Stops webhook delivery (attempts under way finish), then closes the storage. */

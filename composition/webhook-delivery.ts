@@ -3,7 +3,7 @@ import { DeliveryWorker, type DeliveryLog } from '../adapters/webhooks/delivery-
 import { WebhookSender } from '../adapters/webhooks/webhook-sender.js';
 import { ConfigError } from './config-error.js';
 import { packageVersion } from './package-version.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, webhookOptionsProblem, type WebhookOptions } from './webhook-options.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, webhookOptionsProblem, type WebhookOptions } from './webhook-options.js';
 
 /** Webhook delivery as wired for one store: who gets what, and the worker sending it. */
 export interface WebhookDelivery {
@@ -36,7 +36,7 @@ export function webhookDeliveryFor(options: WebhookOptions, outbox: DeliveryOutb
     outbox,
     sender,
     endpoints: options.urls,
-    retrySchedule: options.retryScheduleMs ?? parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)!,
+    retrySchedule: options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
     timeoutMs,
     log,
   });

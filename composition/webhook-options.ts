@@ -61,6 +61,9 @@ export function parseRetrySchedule(text: string): number[] | undefined {
   return delays.length === 0 ? undefined : delays;
 }
 
+/** The default schedule in ms, as the worker takes it. */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)!;
+
 /** Every problem of embedded webhook options, as one message; undefined when they work. */
 export function webhookOptionsProblem(options: WebhookOptions): string | undefined {
   const problems = [

@@ -7,6 +7,7 @@ export * from './plant-store-error.js';
 export * from './plant-validation.js';
 export * from './parameter-validation.js';
 export type * from './outbox/pending-delivery.js';
+export * from './outbox/delivery-policy.js';
 export * from './outbox/outbox-record.js';
 export * from './outbox/subscriptions.js';
 export type * from './ports/delivery-outbox.js';

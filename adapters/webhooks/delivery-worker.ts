@@ -1,5 +1,5 @@
-import type { DeliveryOutbox, DeliveryOutcome, OutboxClaim, PendingDelivery } from '../../core/index.js';
-import type { AttemptResult, WebhookSender } from './webhook-sender.js';
+import { goneEndpoints, verdictOf, type DeliveryOutbox, type DeliveryOutcome, type OutboxClaim, type PendingDelivery } from '../../core/index.js';
+import type { WebhookSender } from './webhook-sender.js';
 
 /** The slice of pino the worker logs with. */
 export interface DeliveryLog {
@@ -13,41 +13,47 @@ export interface DeliveryWorkerOptions {
   readonly sender: Pick<WebhookSender, 'send' | 'close'>;
   /** The configured endpoints; a delivery to any other (configuration changed) fails at once. */
   readonly endpoints: readonly string[];
-  /** Delays between attempts, in ms: `schedule.length + 1` attempts in all. */
+  /** Delays between attempts, in ms: `retrySchedule.length + 1` attempts in all. */
   readonly retrySchedule: readonly number[];
-  /** The longest an attempt takes; a claim lasts this plus a margin. */
+  /** The longest an attempt takes; a claim lasts this plus room for writing the outcome. */
   readonly timeoutMs: number;
   readonly log: DeliveryLog;
-  /** How often an idle worker looks for due deliveries; default 500 ms. */
-  readonly pollMs?: number;
-  /** Plants claimed at a time; default 128. */
-  /** After a change, how long the worker gathers more before claiming; default 0 (measured: no gain in throughput, ten times the lag). */
-  readonly gatherMs?: number;
-  readonly batchSize?: number;
-  readonly clock?: () => number;
 }
 
-// Added to the attempt timeout: room for writing the outcome (storage calls give up after 5 s by default).
-const LEASE_MARGIN_MS = 6_000;
+/** How often an idle worker looks for due deliveries (retries fall due without a change to wake it). */
+const POLL_MS = 500;
+/** Plants claimed at a time. */
+const BATCH_SIZE = 128;
+// Outcome writes under way at once: the disk storage commits concurrent writes as one
+// transaction, and a database swamped by a whole batch at once would time out the API's writes.
 const SETTLE_CONCURRENCY = 16;
+/** A storage's call timeout when its outbox does not say (the storages' default). */
+const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 
 /**
  * Sends what the outbox holds: claims due plants, makes one attempt per claimed delivery
- * (endpoints in parallel), and writes the outcomes back. Runs until stopped; a storage that
- * is down is retried after the poll interval.
+ * (endpoints in parallel), and writes each plant's outcomes back as soon as its attempts
+ * are done. What an answer means is the core's rule (verdictOf). Runs until stopped; a
+ * storage that is down is tried again after the poll interval.
  */
 export class DeliveryWorker {
-  private readonly disabled = new Set<string>();
+  /** Endpoints that answered 410 Gone; rebuilt from the failed deliveries at start. */
+  private readonly gone = new Set<string>();
   private readonly endpoints: ReadonlySet<string>;
+  /**
+   * How long a claim lasts: the attempt, then a wait for a free outcome write and the write
+   * itself (a storage call, repeated once when a change of the plant came in between).
+   * Past it another server may take the plant and send its deliveries again.
+   */
+  private readonly leaseMs: number;
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
-  private readonly clock: () => number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.endpoints = new Set(options.endpoints);
-    this.clock = options.clock ?? Date.now;
+    this.leaseMs = options.timeoutMs + 2 * (options.outbox.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS) + 1_000;
   }
 
   start(): void {
@@ -62,6 +68,14 @@ export class DeliveryWorker {
     this.wakeUp?.();
   }
 
+  /** Makes every failed delivery pending again and sends to endpoints that had answered 410 again; returns how many. */
+  async retryFailed(now = Date.now()): Promise<number> {
+    const count = await this.options.outbox.retryFailed(now);
+    this.gone.clear();
+    this.wake();
+    return count;
+  }
+
   /** Stops after the claims under way are settled. */
   async stop(): Promise<void> {
     this.running = false;
@@ -71,51 +85,53 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
-    const { outbox, log, batchSize = 128, pollMs = 500, gatherMs = 0, timeoutMs } = this.options;
+    const { outbox, log } = this.options;
+    await this.recallGoneEndpoints();
+    const settling = new Slots(SETTLE_CONCURRENCY);
     while (this.running) {
       this.woken = false;
       let claims: OutboxClaim[] = [];
       try {
-        claims = await outbox.claim(this.clock(), timeoutMs + LEASE_MARGIN_MS, batchSize);
-        const outcomes = await Promise.all(claims.map((claim) => Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)))));
-        // A few at a time (the disk storage commits concurrent writes as one transaction; a
-        // database swamped by a whole batch at once would time out the API's own writes),
-        // each on its own: one failed write must not send the rest of the batch again.
-        for (let start = 0; start < claims.length; start += SETTLE_CONCURRENCY) {
-          await Promise.all(
-            claims.slice(start, start + SETTLE_CONCURRENCY).map((claim, i) =>
-              outbox.settle(claim, outcomes[start + i]!).catch((error: unknown) => {
+        claims = await outbox.claim(Date.now(), this.leaseMs, BATCH_SIZE);
+        // Each plant's outcomes are written as soon as its own attempts end, not after the
+        // slowest of the batch: a claim is settled well inside its lease.
+        await Promise.all(
+          claims.map(async (claim) => {
+            const outcomes = await Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)));
+            // Each on its own: one failed write must not send the rest of the batch again.
+            await settling.run(() =>
+              outbox.settle(claim, outcomes).catch((error: unknown) => {
                 log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
               }),
-            ),
-          );
-        }
+            );
+          }),
+        );
       } catch (error) {
         log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
         claims = [];
       }
-      // A full batch: more is waiting, go on. Otherwise wait for a change (or the poll), then
-      // a little longer, so the next batch gathers the changes of those milliseconds: fewer,
-      // larger claims and outcome writes for the storage to commit next to the API's writes.
-      if (claims.length >= batchSize) continue;
-      if (!this.woken) await this.idle(pollMs);
-      if (this.running && gatherMs > 0) await this.idle(gatherMs, false);
+      // A full batch: more is waiting, go on. Otherwise wait for a change or the poll.
+      if (claims.length >= BATCH_SIZE) continue;
+      if (!this.woken) await this.idle(POLL_MS);
     }
   }
 
-  /** Waits `ms`; a wake cuts it short when `wakeable` (stop always does). */
-  private idle(ms: number, wakeable = true): Promise<void> {
+  /** A 410 outlives a restart: the failed delivery it left names the endpoint. */
+  private async recallGoneEndpoints(): Promise<void> {
+    try {
+      for (const endpoint of goneEndpoints((await this.options.outbox.state()).failed)) this.gone.add(endpoint);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'could not read which webhook endpoints answered 410 Gone; trying them again');
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
+      const timer = setTimeout(() => this.wakeUp?.(), ms);
       this.wakeUp = () => {
-        if (wakeable || !this.running) {
-          this.wakeUp = undefined;
-          done();
-        }
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
       };
     });
   }
@@ -128,28 +144,41 @@ export class DeliveryWorker {
       log.error(fields, 'webhook delivery failed: its endpoint is no longer configured');
       return { id: delivery.id, result: 'failed', error: 'endpoint no longer configured' };
     }
-    if (this.disabled.has(delivery.endpoint)) {
+    if (this.gone.has(delivery.endpoint)) {
       return { id: delivery.id, result: 'failed', error: 'endpoint disabled: it answered 410 Gone' };
     }
-    const result: AttemptResult = await this.options.sender.send(delivery);
-    const logged = { ...fields, status: result.status, durationMs: result.durationMs, ...(result.error !== undefined && { error: result.error }) };
-    const outcome = { id: delivery.id, ...(result.status !== undefined && { status: result.status }), ...(result.error !== undefined && { error: result.error }) };
-    if (result.status !== undefined && result.status >= 200 && result.status < 300 && result.error === undefined) {
-      log.info(logged, 'webhook delivered');
-      return { ...outcome, result: 'delivered' };
+    const answer = await this.options.sender.send(delivery);
+    const { outcome, endpointGone } = verdictOf(delivery, answer, retrySchedule, Date.now());
+    const logged = { ...fields, status: answer.status, durationMs: answer.durationMs, ...(answer.error !== undefined && { error: answer.error }) };
+    if (endpointGone) {
+      this.gone.add(delivery.endpoint);
+      log.error(logged, 'webhook endpoint answered 410 Gone: no more deliveries to it until failed deliveries are retried');
+    } else if (outcome.result === 'delivered') log.info(logged, 'webhook delivered');
+    else if (outcome.result === 'failed') log.error(logged, `webhook delivery failed after ${attempt} attempts`);
+    else log.warn({ ...logged, retryInMs: retrySchedule[delivery.attempts] }, 'webhook attempt failed; will retry');
+    return outcome;
+  }
+}
+
+/** Runs at most `size` tasks at a time, the rest in the order they came. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
     }
-    if (result.status === 410) {
-      this.disabled.add(delivery.endpoint);
-      log.error(logged, 'webhook endpoint answered 410 Gone: no more deliveries to it until restart');
-      return { ...outcome, result: 'failed', error: 'endpoint answered 410 Gone' };
-    }
-    const delay = retrySchedule[delivery.attempts];
-    if (delay === undefined) {
-      log.error(logged, `webhook delivery failed after ${attempt} attempts`);
-      return { ...outcome, result: 'failed' };
-    }
-    log.warn({ ...logged, retryInMs: delay }, 'webhook attempt failed; will retry');
-    return { ...outcome, result: 'retry', dueAt: this.clock() + delay };
   }
 }
 

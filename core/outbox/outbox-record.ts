@@ -11,8 +11,10 @@ export function withDeliveries(record: OutboxRecord | undefined, added: readonly
 }
 
 /**
- * The deliveries that may be attempted now: per endpoint the oldest one not failed, if it is
- * due. A younger one waits for it, so per plant and endpoint the order of changes holds.
+ * The deliveries that may be attempted now: per endpoint the oldest one, if it is due and not
+ * failed. A younger one waits for it, so per plant and endpoint the order of changes holds;
+ * behind a failed one it waits until failed deliveries are retried (a deletion is never
+ * delivered before its creation, even one retried by hand).
  */
 export function nextDeliveries(record: OutboxRecord, now: number): PendingDelivery[] {
   return heads(record.deliveries).filter((delivery) => delivery.dueAt <= now);
@@ -73,13 +75,14 @@ function recomputed(record: OutboxRecord): OutboxRecord {
   return due.length === 0 ? rest : { ...rest, dueAt: Math.min(...due) };
 }
 
+/** Per endpoint the oldest delivery, unless it failed (then none goes to that endpoint). */
 function heads(deliveries: readonly PendingDelivery[]): PendingDelivery[] {
   const seen = new Set<string>();
   const result: PendingDelivery[] = [];
   for (const delivery of deliveries) {
-    if (delivery.failed || seen.has(delivery.endpoint)) continue;
+    if (seen.has(delivery.endpoint)) continue;
     seen.add(delivery.endpoint);
-    result.push(delivery);
+    if (!delivery.failed) result.push(delivery);
   }
   return result;
 }

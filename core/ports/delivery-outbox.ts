@@ -6,6 +6,8 @@ import type { DeliveryOutcome, DeliveryState, OutboxClaim } from '../outbox/pend
  * section); this port only hands them out and takes the outcomes back.
  */
 export interface DeliveryOutbox {
+  /** The longest one of its calls may take before it fails (the storage's timeout); default 5000. */
+  readonly callTimeoutMs?: number;
   /**
    * Claims up to `limit` plants with deliveries due at `now`, each until `now + leaseMs`:
    * no other claim gets them meanwhile; after it, another worker may (its holder died).

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { createPlantStore, type PlantStore, type WebhookOptions } from '../../composition/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPlantStore, type PlantStore, type StorageOption, type WebhookOptions } from '../../composition/index.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -15,8 +18,9 @@ describe('webhooks: delivery to a real receiver (memory storage)', function () {
   let receiver: WebhookReceiver;
   let store: PlantStore | undefined;
   let log: ReturnType<typeof recordingLog>;
-  const open = async (options: Partial<WebhookOptions> = {}) => {
+  const open = async (options: Partial<WebhookOptions> = {}, storage?: StorageOption) => {
     store = await createPlantStore({
+      ...(storage && { storage }),
       webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [200, 500], timeoutMs: 1000, allowPrivate: true, log, ...options },
     });
     return store;
@@ -103,6 +107,47 @@ describe('webhooks: delivery to a real receiver (memory storage)', function () {
     expect(receiver.received).to.have.length(1);
     expect(state.failed.map((f) => f.lastError)).to.include('endpoint disabled: it answered 410 Gone');
     expect(log.lines.some((line) => line.level === 'error' && /410 Gone/.test(line.message))).to.equal(true);
+  });
+
+  it('410 Gone outlives a restart (disk storage) and ends when failed deliveries are retried', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-webhook-gone-'));
+    try {
+      receiver.answerWith({ status: 410 });
+      let s = await open({}, { dataDir });
+      await s.create({ id: 5, name: 'Fern' });
+      await pollState(s, (st) => st.failed.length === 1);
+      await s.close();
+      s = await open({}, { dataDir });
+      await s.create({ id: 6, name: 'Ivy' });
+      const state = await pollState(s, (st) => st.failed.length === 2);
+      expect(receiver.received, 'nothing sent to the gone endpoint after the restart').to.have.length(1);
+      expect(state.failed.find((f) => f.plantId === 6)!.lastError).to.equal('endpoint disabled: it answered 410 Gone');
+      // The receiver is back: retrying the failed deliveries sends to it again.
+      expect(await s.retryFailedDeliveries()).to.equal(2);
+      await waitFor(() => (new Set(receiver.createdIds()).size === 2 && receiver.received.length === 3 ? true : undefined), () => JSON.stringify(receiver.createdIds()));
+      expect((await pollState(s, (st) => st.pending === 0 && st.failed.length === 0)).failed).to.deep.equal([]);
+    } finally {
+      await store?.close();
+      store = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a failed creation holds back its plant\'s deletion until retried: a deletion never arrives first', async () => {
+    receiver.answerWith({ status: 503 }, { status: 503 }, { status: 503 });
+    const s = await open({ events: ['plant.created', 'plant.deleted'] });
+    await s.create({ id: 10, name: 'Fern' });
+    await pollState(s, (st) => st.failed.length === 1);
+    await s.delete(10);
+    await s.create({ id: 11, name: 'Ivy' }); // another plant is not held back
+    await waitFor(() => (receiver.createdIds().includes(11) ? true : undefined));
+    const held = await s.deliveryState();
+    expect(held.pending, 'the deletion waits behind the failed creation').to.equal(1);
+    expect(receiver.received.filter((hook) => hook.type === 'plant.deleted')).to.have.length(0);
+    expect(await s.retryFailedDeliveries()).to.equal(1);
+    await waitFor(() => (receiver.received.some((hook) => hook.type === 'plant.deleted') ? true : undefined));
+    const forTen = receiver.received.filter((hook) => (hook.body as { id: number }).id === 10).map((hook) => hook.type);
+    expect(forTen).to.deep.equal(['plant.created', 'plant.created', 'plant.created', 'plant.created', 'plant.deleted']);
   });
 
   it('a receiver slower than the timeout is retried', async () => {

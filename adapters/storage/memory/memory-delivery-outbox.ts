@@ -22,6 +22,8 @@ import {
  */
 export class MemoryDeliveryOutbox implements DeliveryOutbox {
   private readonly records = new Map<number, OutboxRecord>();
+  /** Every call is answered at once. */
+  readonly callTimeoutMs = 0;
 
   /** Appends a change's deliveries; synchronous, so it is one step with the change. */
   record(plantId: number, deliveries: readonly PendingDelivery[]): void {

@@ -15,25 +15,33 @@ const earliest = (deliveries: readonly PendingDelivery[]) => Math.min(...deliver
 /** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
 export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
   const withOutbox: PlantDocument = deliveries.length === 0 ? toDocument(plant) : { ...toDocument(plant), outbox: [...deliveries], due: earliest(deliveries), v: 1 };
-  try {
-    await collection.insertOne(withOutbox);
-    return true;
-  } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
-  }
-  // Tried on every refused insert: another server sharing the database may have left the
-  // tombstone, so no flag of this process can say there is none. (Imports go through
-  // addMany, which never revives: a refused create is the API's 409 path only.)
-  // The id is held by a live plant (refused) or a tombstone (revived): one conditional
-  // update decides. A tombstone removed by the worker in the instant between the two calls
-  // makes this a refusal of a free id; a retry of the create then succeeds.
+  // The id is free (inserted), held by a tombstone (revived by one conditional update) or by
+  // a live plant (refused). A tombstone removed by a worker between the insert and the
+  // revive leaves the id free: the insert is tried once more, so a free id is never refused.
+  // The revive is tried on every refused insert: another server sharing the database may
+  // have left the tombstone, so no flag of this process can say there is none. (Imports go
+  // through addMany, which never revives: a refused create is the API's 409 path only.)
   const revive: UpdateFilter<PlantDocument> = {
     $set: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
     $unset: { gone: '', ...(plant.tag === undefined && { tag: '' }) },
     $inc: { v: 1 },
     ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
   };
-  return (await collection.updateOne({ _id: plant.id, gone: true }, revive)).matchedCount === 1;
+  for (let round = 0; round < 2; round++) {
+    if (await inserted(collection, withOutbox)) return true;
+    if (round === 0 && (await collection.updateOne({ _id: plant.id, gone: true }, revive)).matchedCount === 1) return true;
+  }
+  return false;
+}
+
+async function inserted(collection: Collection<PlantDocument>, document: PlantDocument): Promise<boolean> {
+  try {
+    await collection.insertOne(document);
+    return true;
+  } catch (error) {
+    if (isDuplicateKey(error)) return false;
+    throw error;
+  }
 }
 
 /** Deletes the plant, or turns it into a tombstone holding its deliveries; false when no live plant has the id. */

@@ -1,6 +1,7 @@
-import { MongoBulkWriteError, MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
+import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
 import type { PageRequest, PendingDelivery, Plant, PlantRepository } from '../../../core/index.js';
-import { MongoDeliveryOutbox, DUE_INDEX } from './mongo-delivery-outbox.js';
+import { MongoDeliveryOutbox, DUE_INDEX, type LeaseDocument } from './mongo-delivery-outbox.js';
+import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
@@ -82,7 +83,9 @@ export class MongoPlantRepository implements PlantRepository {
     // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
     const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
     this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern });
-    this.outbox = new MongoDeliveryOutbox(this.collection, timeoutMS);
+    // The outbox's leases live beside the plants, named after their collection.
+    const leases = client.db(databaseName).collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern });
+    this.outbox = new MongoDeliveryOutbox(this.collection, leases, timeoutMS);
     this.description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
   }
 
@@ -149,19 +152,7 @@ export class MongoPlantRepository implements PlantRepository {
    * whose deletion still awaits delivery), each reported false.
    */
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
-    if (plants.length === 0) return [];
-    const added = plants.map(() => true);
-    await withDeadline(this.timeoutMS, () =>
-      this.collection.insertMany(plants.map(toDocument), { ordered: false }).then(
-        () => undefined,
-        (error: unknown) => {
-          const failures = writeErrorsOf(error);
-          if (failures === undefined || failures.some((failure) => failure.code !== 11000)) throw error;
-          for (const failure of failures) added[failure.index] = false;
-        },
-      ),
-    );
-    return added;
+    return withDeadline(this.timeoutMS, () => insertEach(this.collection, plants.map(toDocument)));
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
@@ -178,13 +169,6 @@ export class MongoPlantRepository implements PlantRepository {
   async close(): Promise<void> {
     await withDeadline(this.timeoutMS, () => this.client.close());
   }
-}
-
-/** The per-document failures of a bulk write, or undefined when the error is not one. */
-function writeErrorsOf(error: unknown): { index: number; code: number | undefined }[] | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return undefined;
-  const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  return errors.map((e) => ({ index: e.index, code: e.code }));
 }
 
 function createClient(uri: string, timeoutMS: number): MongoClient {

@@ -13,8 +13,6 @@ export interface PlantDocument {
   outbox?: PendingDelivery[];
   /** Earliest next attempt among them (indexed, so workers find due plants); absent when none is due. */
   due?: number;
-  lease?: string;
-  leaseUntil?: number;
   /** A deleted plant whose deletion (or earlier) deliveries are still in `outbox`: no plant for readers. */
   gone?: true;
   /** Bumped by every write that touches the outbox; a worker's write is conditional on it. */

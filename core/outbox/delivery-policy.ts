@@ -1,0 +1,39 @@
+import type { DeliveryOutcome, PendingDelivery } from './pending-delivery.js';
+
+/** What one attempt to send a delivery came to: the receiver's status, or why none came. */
+export interface AttemptAnswer {
+  readonly status?: number;
+  readonly error?: string;
+}
+
+/** An outcome, and whether the endpoint said it is gone for good (410): no more deliveries to it. */
+export interface AttemptVerdict {
+  readonly outcome: DeliveryOutcome;
+  readonly endpointGone: boolean;
+}
+
+/**
+ * The delivery rules of the contract: a 2xx is success, `410 Gone` ends deliveries to the
+ * endpoint, anything else (another status, a timeout, a refused connection, a redirect)
+ * is tried again after the schedule's next delay, and failed once the schedule is used up.
+ * `schedule` holds the delays between attempts: `schedule.length + 1` attempts in all.
+ */
+export function verdictOf(delivery: PendingDelivery, answer: AttemptAnswer, schedule: readonly number[], now: number): AttemptVerdict {
+  const base = {
+    id: delivery.id,
+    ...(answer.status !== undefined && { status: answer.status }),
+    ...(answer.error !== undefined && { error: answer.error }),
+  };
+  if (answer.error === undefined && answer.status !== undefined && answer.status >= 200 && answer.status < 300) {
+    return { outcome: { ...base, result: 'delivered' }, endpointGone: false };
+  }
+  if (answer.status === 410) return { outcome: { ...base, result: 'failed', error: 'endpoint answered 410 Gone' }, endpointGone: true };
+  const delay = schedule[delivery.attempts];
+  if (delay === undefined) return { outcome: { ...base, result: 'failed' }, endpointGone: false };
+  return { outcome: { ...base, result: 'retry', dueAt: now + delay }, endpointGone: false };
+}
+
+/** Endpoints a failed delivery shows to be gone (410): after a restart they stay stopped until failed deliveries are retried. */
+export function goneEndpoints(failed: readonly { readonly endpoint: string; readonly lastStatus?: number }[]): Set<string> {
+  return new Set(failed.filter((delivery) => delivery.lastStatus === 410).map((delivery) => delivery.endpoint));
+}

@@ -8,7 +8,7 @@ import { configFrom } from '../../composition/config.js';
 import { InjectionTokens } from '../../composition/injection-tokens.js';
 import { createLogger } from '../../composition/logger.js';
 import type { PlantStore } from '../../composition/plant-store.js';
-import type { PageRequest, Plant, PlantRepository } from '../../core/index.js';
+import type { DeliveryOutbox, PageRequest, PendingDelivery, Plant, PlantRepository } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { HttpClient } from './http-client.js';
 
@@ -76,11 +76,11 @@ class BreakableRepository implements PlantRepository {
   findById(id: number): Promise<Plant | undefined> {
     return this.call(() => this.inner.findById(id));
   }
-  add(plant: Plant): Promise<boolean> {
-    return this.call(() => this.inner.add(plant));
+  add(plant: Plant, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
+    return this.call(() => this.inner.add(plant, deliveries));
   }
-  remove(id: number): Promise<boolean> {
-    return this.call(() => this.inner.remove(id));
+  remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
+    return this.call(() => this.inner.remove(id, deliveries));
   }
   ping(): Promise<void> {
     return this.call(() => this.inner.ping());
@@ -118,7 +118,9 @@ export async function startHttpServer(storage: StorageFactory = memoryStorage, o
     useValue: async () => {
       const fixture = await storage();
       repository = new BreakableRepository(fixture.repository);
-      return { repository, description: 'http test', close: () => fixture.close() };
+      // The storage's own outbox, for tests with webhooks configured.
+      const outbox = (fixture.repository as { outbox?: DeliveryOutbox }).outbox;
+      return { repository, outbox, description: 'http test', close: () => fixture.close() };
     },
   });
   container.register<ServerLog>(InjectionTokens.Log, {

@@ -22,22 +22,28 @@ import {
  */
 export class MemoryDeliveryOutbox implements DeliveryOutbox {
   private readonly records = new Map<number, OutboxRecord>();
+  /**
+   * The plants with a delivery that may go (a due time): claims look only here, so failed
+   * deliveries kept for operators, however many, cost a claim nothing.
+   */
+  private readonly scheduled = new Set<number>();
   /** Every call is answered at once. */
   readonly callTimeoutMs = 0;
 
   /** Appends a change's deliveries; synchronous, so it is one step with the change. */
   record(plantId: number, deliveries: readonly PendingDelivery[]): void {
     if (deliveries.length === 0) return;
-    this.records.set(plantId, withDeliveries(this.records.get(plantId), deliveries)!);
+    this.put(plantId, withDeliveries(this.records.get(plantId), deliveries));
   }
 
   async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
     const claims: OutboxClaim[] = [];
-    for (const [plantId, record] of this.records) {
+    for (const plantId of this.scheduled) {
       if (claims.length >= limit) break;
+      const record = this.records.get(plantId)!;
       if (!isClaimable(record, now)) continue;
       const lease = randomUUID();
-      this.records.set(plantId, claimed(record, lease, now + leaseMs));
+      this.put(plantId, claimed(record, lease, now + leaseMs));
       claims.push({ plantId, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(record, now) });
     }
     return claims;
@@ -46,9 +52,7 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
     const record = this.records.get(claim.plantId);
     if (record === undefined || record.lease !== claim.lease) return false;
-    const next = settled(record, outcomes);
-    if (next === undefined) this.records.delete(claim.plantId);
-    else this.records.set(claim.plantId, next);
+    this.put(claim.plantId, settled(record, outcomes));
     return true;
   }
 
@@ -60,9 +64,17 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
     let total = 0;
     for (const [plantId, record] of this.records) {
       const { record: next, count } = retried(record, now);
-      if (count > 0) this.records.set(plantId, next);
+      if (count > 0) this.put(plantId, next);
       total += count;
     }
     return total;
+  }
+
+  /** Keeps `scheduled` in step with the records; undefined removes the plant's record. */
+  private put(plantId: number, record: OutboxRecord | undefined): void {
+    if (record === undefined) this.records.delete(plantId);
+    else this.records.set(plantId, record);
+    if (record?.dueAt === undefined) this.scheduled.delete(plantId);
+    else this.scheduled.add(plantId);
   }
 }

@@ -9,3 +9,30 @@ export function toStoreError(error: unknown): PlantStoreError {
   if (error instanceof PlantStoreError) return error;
   return new PlantStoreError(ErrorCode.StorageUnavailable, 'storage is unavailable', { cause: error });
 }
+
+/**
+ * Runs one storage call under a deadline and reports its failure as StorageUnavailable: an
+ * engine or database that stops answering gives 50301, not a hung request. `signal` is
+ * aborted at the deadline (with `timedOut()`'s error) so calls that take one stop too.
+ */
+export async function withinDeadline<T>(timeoutMS: number, timedOut: () => Error, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = timedOut();
+      controller.abort(error);
+      reject(error);
+    }, timeoutMS);
+  });
+  try {
+    const work = call(controller.signal);
+    // The loser of the race still settles later; it must not become an unhandled rejection.
+    work.catch(() => {});
+    return await Promise.race([work, deadline]);
+  } catch (error) {
+    throw toStoreError(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,6 @@
 import { MongoError } from 'mongodb';
 import { ErrorCode, PlantStoreError } from '../../../core/index.js';
-import { toStoreError } from '../storage-unavailable.js';
+import { withinDeadline } from '../storage-unavailable.js';
 
 /** MongoDB's duplicate key error: the unique `_id` index refused an insert. */
 export function isDuplicateKey(error: unknown): boolean {
@@ -8,35 +8,15 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
- * Runs one driver call under a deadline and reports its failure as StorageUnavailable.
- * The driver (v7) ignores `timeoutMS`, and its socket and server-selection timeouts do not
- * bound everything (a frozen server keeps the TCP connection open), so the deadline is
- * enforced here. `signal` is aborted at the deadline so calls that take one stop too.
+ * Runs one driver call under a deadline. The driver (v7) ignores `timeoutMS`, and its
+ * socket and server-selection timeouts do not bound everything (a frozen server keeps the
+ * TCP connection open), so the deadline is enforced here. Any failure is StorageUnavailable:
+ * not only MongoError, since the driver does not wrap every network failure (v7 can reject
+ * with Node's own EPIPE "socket has been ended" when the server goes away).
  */
-export async function withDeadline<T>(timeoutMS: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new DeadlineExceeded(`the database did not answer within ${timeoutMS} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMS);
-  });
-  try {
-    const work = call(controller.signal);
-    // The loser of the race still settles later; it must not become an unhandled rejection.
-    work.catch(() => {});
-    return await Promise.race([work, deadline]);
-  } catch (error) {
-    // Not only MongoError: the driver does not wrap every network failure (v7 can reject
-    // with Node's own EPIPE "socket has been ended" when the server goes away).
-    throw toStoreError(error);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withDeadline<T>(timeoutMS: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return withinDeadline(timeoutMS, () => new DeadlineExceeded(`the database did not answer within ${timeoutMS} ms`), call);
 }
-
 
 /**
  * Start-up could not reach the database: one error naming the hosts and the cause an

@@ -1,15 +1,18 @@
 /**
- * The framework floor for W1 and W3: GET /plants?limit=n and GET /plants/{id} on Koa +
- * @koa/router with the same bearer check as every contender (SHA-256 digests compared with
- * timingSafeEqual) and nothing else — no request log, request ids, security headers, error
- * mapping, validation, use case or repository; a page is a slice of a sorted array, with
- * the Link header of a next page. The distance from here to the node:http ceiling is what
+ * The framework floor for W1, W2 and W3: GET /plants?limit=n, POST /plants and
+ * GET /plants/{id} on Koa + @koa/router with the same bearer check as every contender
+ * (SHA-256 digests compared with timingSafeEqual) and nothing else — no request log,
+ * request ids, security headers, error mapping, validation, use case or repository; a page
+ * is a slice of a sorted array, with the Link header of a next page; a create reads the
+ * body as this server does (koa-body, text up to 16 KiB, then JSON.parse) and inserts
+ * into a Map. The distance from here to the node:http ceiling is what
  * Koa costs; from this server down to here, what the service's own features cost.
  *
  * Variables: PORT (default 0), PLANT_STORE_TOKENS (comma-separated), BENCH_PLANTS.
  */
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
+import { koaBody } from 'koa-body';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +55,20 @@ router.get('/plants/:id', (ctx) => {
   const plant = plants.get(Number(ctx.params['id']));
   ctx.status = plant === undefined ? 404 : 200;
   ctx.body = plant ?? { error: 40401, message: 'no such plant' };
+});
+// The token is checked before the body is read, as this server does.
+const checkToken = (ctx: Context, next: () => Promise<unknown>) => (authorized(ctx) ? next() : undefined);
+const readText = koaBody({ json: false, urlencoded: false, multipart: false, text: true, textTypes: ['application/json'], textLimit: 16 * 1024 });
+router.post('/plants', checkToken, readText, (ctx) => {
+  const plant = JSON.parse(String(ctx.request.body)) as SeedPlant;
+  if (plants.has(plant.id)) {
+    ctx.status = 409;
+    ctx.body = { error: 40901, message: 'a plant with that id already exists' };
+    return;
+  }
+  plants.set(plant.id, plant);
+  ctx.set('Location', `/plants/${plant.id}`);
+  ctx.body = plant;
 });
 const app = new Koa();
 app.use(router.routes());

@@ -28,7 +28,7 @@ function stepTable(series: readonly Series[]): string[] {
   return out;
 }
 
-/** The "where the time goes" section: W3 step by step, then W1 against the Koa floor. */
+/** The "where the time goes" section: W3 step by step, then W1 and W2 against the Koa floor. */
 export function renderBreakdown(breakdown: Breakdown, seconds: number): string[] {
   return [
     '## Where the time of a request goes',
@@ -48,6 +48,12 @@ export function renderBreakdown(breakdown: Breakdown, seconds: number): string[]
     'The Koa floor answers a page as a slice of a sorted array with its Link header, and nothing else: its row against the ceiling is what Koa with @koa/router leaves of the ceiling on this workload before any feature is added. From this server down to it is everything the service adds (request log, request ids, headers, error mapping, validation, use case, repository copies).',
     '',
     ...stepTable(breakdown.W1),
+    '',
+    '### W2 `POST /plants`: this server, Koa floor, ceiling',
+    '',
+    'The Koa floor reads the body as this server does (koa-body, then JSON.parse) and inserts into a Map; this server adds validation, the use case, the repository, the event, and what it adds to every request.',
+    '',
+    ...stepTable(breakdown.W2),
     '',
   ];
 }

@@ -9,7 +9,7 @@ import type { DiskResult } from './disk-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
-import { accessTarget, comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
+import { accessTarget, breakdownTargets, comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
 
 export interface Machine {
   readonly cpu: string;
@@ -180,16 +180,19 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
   if (outcome.access !== undefined) out.push(...renderAccess(outcome.access, seriesTable(outcome.access.series, 'token')));
   out.push(...renderDisk(outcome.disk, seriesTable));
 
+  const [vsKoaFloor, logStep] = breakdownTargets(outcome.breakdown);
   const targets: TargetLine[] = [
+    vsKoaFloor!,
     ...comparisonTargets(outcome.compare, settings.connections),
     scalingTarget(outcome.scaling, settings),
     mongoTarget(outcome.mongo),
     accessTarget(outcome.access),
     ...diskTargets(outcome.disk),
+    logStep!,
   ];
 
   out.push('## Targets', '');
-  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4 and 6 use requests per server CPU-second; target 5 uses throughput (the database is the limit there, and it is outside the server process).', '');
+  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4 and 6 and the request log\'s cost (11) use server CPU; targets 5, 7 and 10 use throughput (the database, the disk or the receiver is part of what is measured).', '');
   for (const target of targets) out.push(`- **${target.verdict}** ${target.text}`);
   out.push('');
   return { markdown: out.join('\n'), targets };

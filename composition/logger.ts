@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { requestLine } from '../adapters/http/request-log.js';
 import type { LogLevel } from './settings.js';
@@ -12,14 +12,27 @@ const requestFields = 'requestId,method,route,path,status,error,durationMs,token
  * with 5xx causes below theirs. Nothing logs headers; the redaction is a second lock should
  * a field slip in.
  */
-export function createLogger(level: LogLevel, destination: NodeJS.WritableStream = process.stdout): Logger {
-  const options = {
+export function createLogger(level: LogLevel, destination: NodeJS.WritableStream | undefined = undefined): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service: 'plant-store' },
     // Named paths only: a wildcard path doubles the cost of every request line.
     redact: { paths: ['authorization', 'token', 'tokens', 'headers.authorization'], censor: '[redacted]' },
   };
+  if (destination === undefined) {
+    if (process.stdout.isTTY) return readable(options, process.stdout);
+    // Standard output, written asynchronously: the request path never waits for a write,
+    // lines logged while one is under way go out together in the next (at once, never held
+    // back to fill a buffer), and whatever is queued is written synchronously when the
+    // process exits, after a SIGTERM or an uncaught exception alike.
+    return pino(options, pino.destination({ dest: 1, sync: false }));
+  }
   if ((destination as { isTTY?: boolean }).isTTY !== true) return pino(options, destination);
+  return readable(options, destination);
+}
+
+/** One line per request for a person at a terminal. */
+function readable(options: LoggerOptions, destination: NodeJS.WritableStream): Logger {
   return pino(
     options,
     pretty({

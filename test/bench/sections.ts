@@ -69,12 +69,16 @@ export async function interleave(
   ids: IdSource,
   settings: Settings,
   load: LoadOptions,
+  /** Runs after every run (warm-ups too) has settled, before the next one starts: e.g. to let a backlog drain. */
+  afterRun?: (contender: Contender, run: RunResult) => Promise<void>,
 ): Promise<Series[]> {
   const series: Series[] = contenders.map((c) => ({ contender: c.name, runs: [] }));
   if (settings.warmupSeconds > 0) {
     for (const contender of contenders) {
       progress(`${label}: warming up ${contender.name}`);
-      await settle(await runLoad(contender, workloadFor(contender), ids, { ...load, seconds: settings.warmupSeconds }));
+      const run = await runLoad(contender, workloadFor(contender), ids, { ...load, seconds: settings.warmupSeconds });
+      await settle(run);
+      await afterRun?.(contender, run);
     }
   }
   for (let round = 1; round <= settings.rounds; round++) {
@@ -83,6 +87,7 @@ export async function interleave(
       series[index]!.runs.push(run);
       progress(`${label} round ${round}/${settings.rounds}, ${contender.name}: ${summary(run)}`);
       await settle(run);
+      await afterRun?.(contender, run);
     }
   }
   return series;

@@ -3,19 +3,23 @@
  * with `node --cpu-prof`, drives the workload for a while, stops it, and prints the
  * functions with the most self time and the same time summed by package.
  *
- *   npm run build && node dist/test/bench/profile.js W1 [seconds] [plants] [this|bare|mongodb]
+ *   npm run build && node dist/test/bench/profile.js W1 [seconds] [plants] [this|bare|mongodb|disk|webhook]
  *
  * The last argument picks the server: this one in memory (default), the bare node:http
- * ceiling for comparison, or this one on the tests' MongoDB (MONGODB_URI or FerretDB).
+ * ceiling for comparison, this one on the tests' MongoDB (MONGODB_URI or FerretDB), this
+ * one on disk, or on disk with one webhook endpoint (the benchmark's receiver, in its own
+ * process); a webhook server is stopped only once its outbox is empty, so the profile
+ * holds every delivery of the creates made.
  * The .cpuprofile file is kept (path printed) for Chrome DevTools or speedscope.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBareServer, startPlantStore } from './contenders.js';
+import { startBareServer, startPlantStore, type Contender } from './contenders.js';
 import { IdSource, runLoad, workloads, type WorkloadId } from './load.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
+import { pendingDeliveries, SECRET, startReceiver, type Receiver } from './webhooks-section.js';
 
 interface ProfileNode {
   id: number;
@@ -86,6 +90,14 @@ function summarise(profile: Profile, top: number): string {
   );
 }
 
+/** Waits for the outbox to empty; the delivery state (a read of the whole outbox) is asked only once arrivals stop. */
+async function drained(server: Contender, token: string, receiver: Receiver): Promise<void> {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if ((await receiver.update()).length === 0 && (await pendingDeliveries(server, token)) === 0) return;
+  }
+}
+
 async function main(): Promise<void> {
   const workloadId = (process.argv[2] ?? 'W1') as WorkloadId;
   const workload = workloads[workloadId];
@@ -97,6 +109,7 @@ async function main(): Promise<void> {
   const which = process.argv[5] ?? 'this';
   const nodeOptions = ['--cpu-prof', `--cpu-prof-dir=${folder}`];
   let cleanUp = async () => {};
+  let receiver: Receiver | undefined;
   let server;
   if (which === 'bare') {
     server = await startBareServer({ name: 'the node:http ceiling', plants, token, nodeOptions });
@@ -107,6 +120,18 @@ async function main(): Promise<void> {
     const env = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: TEST_DATABASE_NAME, BENCH_MONGODB_COLLECTION: collection };
     server = await startPlantStore({ name: 'this server on MongoDB', plants, token, nodeOptions, env });
     cleanUp = () => dropCollection(uri, collection);
+  } else if (which === 'disk' || which === 'webhook') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-profile-data-'));
+    const env: Record<string, string> = { PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_LOG_LEVEL: 'warn' };
+    if (which === 'webhook') {
+      receiver = await startReceiver();
+      Object.assign(env, { PLANT_STORE_WEBHOOK_URLS: `${receiver.url}/hook`, PLANT_STORE_WEBHOOK_SECRET: SECRET, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    }
+    server = await startPlantStore({ name: which === 'webhook' ? 'this server on disk, one webhook endpoint' : 'this server on disk', plants: 0, token, nodeOptions, env });
+    cleanUp = async () => {
+      await receiver?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
   } else {
     server = await startPlantStore({ name: 'this server', plants, token, nodeOptions });
   }
@@ -114,6 +139,7 @@ async function main(): Promise<void> {
   const load = { seconds, connections: 50, token };
   await runLoad(server, workload, ids, { ...load, seconds: 2 });
   const run = await runLoad(server, workload, ids, load);
+  if (receiver !== undefined) await drained(server, token, receiver);
   await server.stop();
   await cleanUp();
   const file = readdirSync(folder).find((name) => name.endsWith('.cpuprofile'));

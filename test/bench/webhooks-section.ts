@@ -37,6 +37,12 @@ export interface WebhookResult {
   readonly lag: { readonly p50Ms: number; readonly p99Ms: number; readonly delivered: number; readonly acknowledged: number };
   /** Most acknowledged creates not yet delivered when a run of the webhook server had ended (and settled). */
   readonly largestBacklog: number;
+  /**
+   * Whether delivery kept up with the creates: no run ended with more than a second's creates
+   * undelivered. When it did not, part of each run's delivery work was put off until after
+   * the run, and the throughput is one the server could not sustain.
+   */
+  readonly keptUp: boolean;
 }
 
 /** The same clock as the receiver's (see webhook-receiver.ts). */
@@ -117,6 +123,7 @@ export async function webhooksSection(settings: Settings, token: string): Promis
       cpuRatio: perCpu(WEBHOOK_CONTENDERS.webhook) / perCpu(WEBHOOK_CONTENDERS.plain),
       lag: { p50Ms: quantile(lags, 0.5), p99Ms: quantile(lags, 0.99), delivered: lags.length, acknowledged: acknowledgedAt.size },
       largestBacklog,
+      keptUp: largestBacklog <= median(WEBHOOK_CONTENDERS.webhook),
     };
     progress(
       `webhooks: W2 ${Math.round(median(WEBHOOK_CONTENDERS.webhook))} req/s with one endpoint vs ${Math.round(median(WEBHOOK_CONTENDERS.plain))} without (${result.ratio.toFixed(2)}x); ` +

@@ -24,9 +24,9 @@ export interface DeliveryWorkerOptions {
 const POLL_MS = 500;
 /** Plants claimed at a time. */
 const BATCH_SIZE = 128;
-// Outcome writes under way at once: the disk storage commits concurrent writes as one
-// transaction, and a database swamped by a whole batch at once would time out the API's writes.
-const SETTLE_CONCURRENCY = 16;
+// Outcome writes under way at once when the outbox does not say: a database swamped by a
+// whole batch at once would time out the API's writes.
+const DEFAULT_SETTLE_CONCURRENCY = 16;
 /** A storage's call timeout when its outbox does not say (the storages' default). */
 const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 
@@ -87,7 +87,7 @@ export class DeliveryWorker {
   private async run(): Promise<void> {
     const { outbox, log } = this.options;
     await this.recallGoneEndpoints();
-    const settling = new Slots(SETTLE_CONCURRENCY);
+    const settling = new Slots(outbox.settleConcurrency ?? DEFAULT_SETTLE_CONCURRENCY);
     while (this.running) {
       this.woken = false;
       let claims: OutboxClaim[] = [];

@@ -8,6 +8,8 @@ import type { DeliveryOutcome, DeliveryState, OutboxClaim } from '../outbox/pend
 export interface DeliveryOutbox {
   /** The longest one of its calls may take before it fails (the storage's timeout); default 5000. */
   readonly callTimeoutMs?: number;
+  /** How many outcome writes it takes well at once; default 16 (a database that a whole batch at once would swamp). */
+  readonly settleConcurrency?: number;
   /**
    * Claims up to `limit` plants with deliveries due at `now`, each until `now + leaseMs`:
    * no other claim gets them meanwhile; after it, another worker may (its holder died).

@@ -74,4 +74,42 @@ describe('disk outbox: what a claim finds', () => {
     repository = DiskPlantRepository.open(directory);
     expect(claimedIds(await repository.outbox.claim(now, 1000, 10))).to.deep.equal([1, 2]);
   });
+
+  it('claims made while creates are being committed miss none of them', async () => {
+    // LMDB runs a transaction's callback before its commit: a claim in between once read
+    // such a record as absent and dropped it from the index, and its delivery was never
+    // sent (about half of 1,000 creates made by 50 callers while claims ran).
+    const count = 1000;
+    let creating = true;
+    const claiming = (async () => {
+      let rounds = 0;
+      while (creating) {
+        // Leases of 1 ms, never settled: each claim leaves the index to find the plant again.
+        await repository.outbox.claim(Date.now(), 1, count);
+        rounds++;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      return rounds;
+    })();
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next <= count) await create(next++);
+      }),
+    );
+    creating = false;
+    expect(await claiming).to.be.greaterThan(10);
+    const found = claimedIds(await repository.outbox.claim(Date.now() + 60_000, 1000, count + 1));
+    expect(found).to.have.length(count);
+  });
+
+  it('a settled delivery is not claimed again while its outcome is being written', async () => {
+    await create(1);
+    const [claim] = await repository.outbox.claim(now, 1000, 10);
+    const settling = answer(claim!, 'delivered');
+    // The outcome is under way, not yet committed: the plant must not be sent again.
+    expect(await repository.outbox.claim(now + 100, 1000, 10)).to.deep.equal([]);
+    expect(await settling).to.equal(true);
+    expect(await repository.outbox.claim(now + 100, 1000, 10)).to.deep.equal([]);
+  });
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { MAX_PLANT_ID, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { MAX_PLANT_ID, type OutboxRecord, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { DiskDeliveryOutbox } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { reading, writing } from './disk-errors.js';
@@ -84,7 +84,7 @@ export class DiskPlantRepository implements PlantRepository {
     // about twice as fast, which is most of what a page costs (see the README's figures).
     this.plants = root.openDB<StoredPlant, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
     this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
-    this.outbox = new DiskDeliveryOutbox(root, () => this.closed);
+    this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);
     this.description = `disk ${directory}`;
   }
 
@@ -115,12 +115,13 @@ export class DiskPlantRepository implements PlantRepository {
     const stored = toStored(plant);
     if (deliveries.length > 0) {
       // The plant and its deliveries in one transaction: one commit, both or neither.
-      return this.write(() =>
+      let recorded: OutboxRecord | undefined;
+      return this.writeWithDeliveries(plant.id, () => recorded, () =>
         this.root.transaction(() => {
           if (this.plants.doesExist(plant.id)) return false;
           void this.plants.put(plant.id, stored);
           if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
-          this.outbox.recordIn(plant.id, deliveries);
+          recorded = this.outbox.recordIn(plant.id, deliveries);
           return true;
         }),
       );
@@ -151,13 +152,14 @@ export class DiskPlantRepository implements PlantRepository {
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     // Runs inside the write transaction, so the tag read is the one removed.
-    return this.write(() =>
+    let recorded: OutboxRecord | undefined;
+    return this.writeWithDeliveries(id, () => recorded, () =>
       this.plants.transaction(() => {
         const stored = this.plants.get(id);
         if (stored === undefined) return false;
         void this.plants.remove(id);
         if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
-        this.outbox.recordIn(id, deliveries);
+        recorded = this.outbox.recordIn(id, deliveries);
         return true;
       }),
     );
@@ -191,12 +193,31 @@ export class DiskPlantRepository implements PlantRepository {
    * that commit (shared with every write of the same and later transactions) resolves
    * `flushed`. A refused create waits too, so a 409 never names a plant a crash could lose.
    */
-  private write<T>(start: () => Promise<T>): Promise<T> {
+  private write<T>(start: () => Promise<T>, durable?: () => void): Promise<T> {
     return writing(this.timeoutMS, async () => {
       if (this.closed) throw new Error('the disk storage is closed');
       const result = await start();
       await this.root.flushed;
+      // Past the caller's deadline too: the write landed whether or not anyone still waits.
+      durable?.();
       return result;
     });
+  }
+
+  /**
+   * A write that may record deliveries (`recorded` answers the outbox record it wrote): the
+   * outbox's index of due deliveries learns of it once it is on disk, and reads the records
+   * afresh if the write failed, since it may have been committed all the same.
+   */
+  private async writeWithDeliveries(plantId: number, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
+    try {
+      return await this.write(start, () => {
+        const record = recorded();
+        if (record !== undefined) this.outbox.noteDurable(plantId, record);
+      });
+    } catch (error) {
+      this.outbox.forgetIndex();
+      throw error;
+    }
   }
 }

@@ -48,6 +48,8 @@ export interface NodeContenderOptions {
   readonly env?: Record<string, string>;
   /** Extra options for node, e.g. --cpu-prof. */
   readonly nodeOptions?: readonly string[];
+  /** This server from another build: its `dist` directory (A/B comparisons, ab.ts). */
+  readonly distDir?: string;
 }
 
 /**
@@ -56,7 +58,8 @@ export interface NodeContenderOptions {
  */
 export function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
   const withCliFlags = { ...options, nodeOptions: [...cliNodeFlags(), ...(options.nodeOptions ?? [])] };
-  return startNodeChild(join(here, 'plant-store-server.js'), withCliFlags, {
+  const script = options.distDir === undefined ? join(here, 'plant-store-server.js') : join(options.distDir, 'test', 'bench', 'plant-store-server.js');
+  return startNodeChild(script, withCliFlags, {
     PLANT_STORE_TOKENS: options.token,
     PORT: '0',
     HOST: '127.0.0.1',

@@ -6,9 +6,11 @@ import { renderBreakdown } from './report-breakdown.js';
 import type { AccessResult } from './access-section.js';
 import { diskTargets, renderDisk } from './report-disk.js';
 import type { DiskResult } from './disk-section.js';
+import { renderWebhooks, webhooksTarget } from './report-webhooks.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
+import type { WebhookResult } from './webhooks-section.js';
 import { accessTarget, breakdownTargets, comparisonTargets, mongoTarget, scalingTarget, type TargetLine } from './targets.js';
 
 export interface Machine {
@@ -39,6 +41,7 @@ export interface Outcome {
   readonly mongo?: MongoResult | undefined;
   readonly access?: AccessResult | undefined;
   readonly disk?: DiskResult | undefined;
+  readonly webhooks?: WebhookResult | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -179,6 +182,7 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
 
   if (outcome.access !== undefined) out.push(...renderAccess(outcome.access, seriesTable(outcome.access.series, 'token')));
   out.push(...renderDisk(outcome.disk, seriesTable));
+  out.push(...renderWebhooks(outcome.webhooks, seriesTable));
 
   const [vsKoaFloor, logStep] = breakdownTargets(outcome.breakdown);
   const targets: TargetLine[] = [
@@ -188,6 +192,7 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     mongoTarget(outcome.mongo),
     accessTarget(outcome.access),
     ...diskTargets(outcome.disk),
+    webhooksTarget(outcome.webhooks),
     logStep!,
   ];
 

@@ -1,39 +1,52 @@
 /**
- * A/B of two builds of this server, as shipped, in one run: the build of this checkout (B)
- * against another build's `dist` directory (A), interleaved round by round on W1–W3, with
- * the ratio of requests per server CPU-second (B over A, median of round-by-round ratios).
- * For measuring one hot-path change at a time on a noisy machine.
+ * A/B of builds of this server, as shipped, in one run: other builds' `dist` directories
+ * against the first one, interleaved round by round on W1–W3, each with the ratio of its
+ * requests per server CPU-second to the first's (median of round-by-round ratios). For
+ * measuring hot-path changes one at a time on a noisy machine: give the builds in the order
+ * the changes were made, and each row against the row above it is that change's effect.
  *
- *   git worktree add ../baseline <commit> && ln -s "$PWD/node_modules" ../baseline/
- *   (cd ../baseline && npx tsc -p .) && npm run build
- *   node dist/test/bench/ab.js ../baseline/dist [W1,W2,W3] [seconds] [rounds]
+ *   git worktree add ../step-0 <commit> && ln -s "$PWD/node_modules" ../step-0/
+ *   (cd ../step-0 && npx tsc -p .)            # and so on for each step
+ *   node dist/test/bench/ab.js ../step-0/dist,../step-1/dist,dist [W1,W2,W3] [seconds] [rounds]
+ *
+ * A build may carry server variables after a colon-free `@`: `dist@PLANT_STORE_LOG_LEVEL=silent`
+ * (space-separated KEY=VALUE pairs), e.g. to compare the request log on and off.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startPlantStore, type Contender } from './contenders.js';
-import { IdSource, workloads, type WorkloadId } from './load.js';
+import { IdSource, workloads, type RunResult, type WorkloadId } from './load.js';
 import { pairedRatio } from './run-figures.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 import { interleave, SEEDED_PLANTS, type Settings } from './sections.js';
 import { spread } from './stats.js';
 
 async function main(): Promise<void> {
-  const [baseline, list = 'W1,W2,W3', seconds = '5', rounds = '5'] = process.argv.slice(2);
-  if (baseline === undefined) throw new Error('usage: ab.js <baseline dist directory> [W1,W2,W3] [seconds] [rounds]');
+  const [builds, list = 'W1,W2,W3', seconds = '3', rounds = '10'] = process.argv.slice(2);
+  if (builds === undefined) throw new Error('usage: ab.js <dist directory>[@KEY=VALUE …],<dist directory>… [W1,W2,W3] [seconds] [rounds]');
   const token = randomBytes(32).toString('base64url');
   const settings: Settings = { seconds: Number(seconds), rounds: Number(rounds), warmupSeconds: 2, connections: 50, sizes: [SEEDED_PLANTS], sections: new Set() };
   const contenders: Contender[] = [];
   try {
-    contenders.push(await startPlantStore({ name: 'A (baseline)', plants: SEEDED_PLANTS, token, distDir: resolve(baseline) }));
-    contenders.push(await startPlantStore({ name: 'B (this build)', plants: SEEDED_PLANTS, token }));
+    for (const [index, build] of builds.split(',').entries()) {
+      const [dist, variables = ''] = build.split('@');
+      const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+      contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!) }));
+    }
     const ids = new IdSource(FIRST_WRITE_ID);
     const lines: string[] = [];
     for (const id of list.split(',') as WorkloadId[]) {
-      const [a, b] = await interleave(`A/B ${id}`, contenders, () => workloads[id], ids, settings, { seconds: settings.seconds, connections: settings.connections, token });
-      const perCpu = (runs: typeof a.runs) => runs.map((r) => r.requestsPerCpuSecond);
-      const r = pairedRatio(perCpu(b!.runs), perCpu(a!.runs));
-      const us = (runs: typeof a.runs) => spread(runs.map((x) => 1e6 / x.requestsPerCpuSecond)).median;
-      lines.push(`${id}: B/A ${r.median.toFixed(3)}x per CPU-s (rounds ${r.min.toFixed(3)}–${r.max.toFixed(3)}); ${us(a!.runs).toFixed(1)} µs → ${us(b!.runs).toFixed(1)} µs of server CPU a request`);
+      const series = await interleave(`A/B ${id}`, contenders, () => workloads[id], ids, settings, { seconds: settings.seconds, connections: settings.connections, token });
+      const perCpu = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerCpuSecond);
+      const micros = (runs: readonly RunResult[]) => spread(runs.map((x) => 1e6 / x.requestsPerCpuSecond)).median;
+      for (const [index, { contender, runs }] of series.entries()) {
+        const first = pairedRatio(perCpu(runs), perCpu(series[0]!.runs));
+        const previous = index === 0 ? undefined : pairedRatio(perCpu(runs), perCpu(series[index - 1]!.runs));
+        lines.push(
+          `${id} ${contender}: ${micros(runs).toFixed(1)} µs of server CPU a request; ${first.median.toFixed(3)}x the first per CPU-s` +
+            (previous === undefined ? '' : `, ${previous.median.toFixed(3)}x the one above (rounds ${previous.min.toFixed(2)}–${previous.max.toFixed(2)})`),
+        );
+      }
     }
     for (const line of lines) process.stdout.write(`${line}\n`);
   } finally {

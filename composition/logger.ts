@@ -1,6 +1,7 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { requestLine } from '../adapters/http/request-log.js';
+import { requestLineWriter } from './request-line.js';
 import type { LogLevel } from './settings.js';
 
 // Fields of a request line; at a terminal they are folded into its one line of text.
@@ -25,10 +26,15 @@ export function createLogger(level: LogLevel, destination: NodeJS.WritableStream
     // lines logged while one is under way go out together in the next (at once, never held
     // back to fill a buffer), and whatever is queued is written synchronously when the
     // process exits, after a SIGTERM or an uncaught exception alike.
-    return pino(options, pino.destination({ dest: 1, sync: false }));
+    return jsonLines(pino(options, pino.destination({ dest: 1, sync: false })));
   }
-  if ((destination as { isTTY?: boolean }).isTTY !== true) return pino(options, destination);
+  if ((destination as { isTTY?: boolean }).isTTY !== true) return jsonLines(pino(options, destination));
   return readable(options, destination);
+}
+
+/** A JSON-lines logger that also writes request lines the cheap way (HttpLog.request). */
+function jsonLines(logger: Logger): Logger {
+  return Object.assign(logger, { request: requestLineWriter(logger) });
 }
 
 /** One line per request for a person at a terminal. */

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import type { PlantStoreError } from '../../core/index.js';
-import type { HttpLog } from './http-log.js';
-
+import type { HttpLog, RequestLogFields } from './http-log.js';
 
 /** What earlier middleware leaves for the request line. */
 export interface RequestLogState {
@@ -18,7 +17,7 @@ export interface RequestLogState {
 export function logRequest(log: HttpLog, ctx: Context, startedNs: bigint, failure: PlantStoreError | undefined): void {
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const state = ctx.state as RequestLogState;
-  const fields = {
+  const fields: RequestLogFields = {
     requestId: state.requestId,
     method: ctx.method,
     route: route ?? null,
@@ -32,6 +31,7 @@ export function logRequest(log: HttpLog, ctx: Context, startedNs: bigint, failur
   };
   try {
     if (ctx.status >= 500) log.error({ ...fields, err: failure?.cause ?? failure }, 'request');
+    else if (log.request !== undefined) log.request(fields);
     else log.info(fields, 'request');
   } catch (error) {
     // The answer is already decided; a failing log must not change it or crash the process.

@@ -9,8 +9,9 @@
  *   (cd ../step-0 && npx tsc -p .)            # and so on for each step
  *   node dist/test/bench/ab.js ../step-0/dist,../step-1/dist,dist [W1,W2,W3] [seconds] [rounds]
  *
- * A build may carry server variables after a colon-free `@`: `dist@PLANT_STORE_LOG_LEVEL=silent`
- * (space-separated KEY=VALUE pairs), e.g. to compare the request log on and off.
+ * A build may carry server variables after `@` (space-separated KEY=VALUE pairs), e.g.
+ * `dist@PLANT_STORE_LOG_LEVEL=silent` to compare the request log on and off, and node
+ * options after `#` (space-separated), e.g. `dist#--max-semi-space-size=16`.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -29,9 +30,10 @@ async function main(): Promise<void> {
   const contenders: Contender[] = [];
   try {
     for (const [index, build] of builds.split(',').entries()) {
-      const [dist, variables = ''] = build.split('@');
+      const [withVariables, nodeFlags = ''] = build.split('#');
+      const [dist, variables = ''] = withVariables!.split('@');
       const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-      contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!) }));
+      contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!), nodeOptions: nodeFlags.split(' ').filter((flag) => flag !== '') }));
     }
     const ids = new IdSource(FIRST_WRITE_ID);
     const lines: string[] = [];

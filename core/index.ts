@@ -4,8 +4,10 @@ export * from './error-codes.js';
 export * from './plant.js';
 export * from './plant-events.js';
 export * from './plant-store-error.js';
-export * from './plant-validation.js';
-export * from './parameter-validation.js';
+// Named: the modules also export their schemas and quick checks, for the tests that hold
+// the two together, not for library users.
+export { parseNewPlant } from './plant-validation.js';
+export { DEFAULT_PAGE_LIMIT, isPageQueryObject, MAX_PAGE_LIMIT, MAX_TAG_FILTERS, parsePageQuery, parsePlantId, type PageQuery } from './parameter-validation.js';
 export type * from './outbox/pending-delivery.js';
 export * from './outbox/delivery-policy.js';
 export * from './outbox/outbox-record.js';

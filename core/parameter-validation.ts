@@ -29,8 +29,8 @@ function integerParameter(name: string, min: number, max: number) {
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
 
 // One schema per parameter, each run only when the parameter is given (see BrokenRules).
-const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
-const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
+export const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
+export const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
 const tagsSchema = array(
   string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
 )
@@ -38,13 +38,21 @@ const tagsSchema = array(
   .typeError('tags must be a list of tags')
   .max(MAX_TAG_FILTERS, `tags may hold at most ${MAX_TAG_FILTERS} tags`);
 
-const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
+export const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
+
+/**
+ * A quick test passing only values `integerParameter(…, min, max)` accepts as they are: the
+ * usual request skips yup (about 1 µs a parameter), anything else is judged by yup, whose
+ * answers and messages stay the rule book. A property test holds the two together.
+ */
+export const isIntegerIn = (value: unknown, min: number, max: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 
 /** Checks a page query (every broken rule named in one 40003) and fills in the defaults. */
 export function parsePageQuery(query: PageQuery = {}): PageRequest {
   const rules = new BrokenRules();
-  const limit = query.limit === undefined ? undefined : rules.check(limitSchema, query.limit);
-  const after = query.after === undefined ? undefined : rules.check(afterSchema, query.after);
+  const limit = query.limit === undefined || isIntegerIn(query.limit, 1, MAX_PAGE_LIMIT) ? query.limit : rules.check(limitSchema, query.limit);
+  const after = query.after === undefined || isIntegerIn(query.after, 0, MAX_PLANT_ID) ? query.after : rules.check(afterSchema, query.after);
   const tags = query.tags === undefined ? undefined : rules.check(tagsSchema, query.tags);
   rules.throwIfAny(ErrorCode.InvalidParameter);
   const request: { limit: number; after?: number; tags?: string[] } = { limit: limit ?? DEFAULT_PAGE_LIMIT };
@@ -55,6 +63,7 @@ export function parsePageQuery(query: PageQuery = {}): PageRequest {
 
 /** A plant id given as an argument: 40003 when it is not one. */
 export function parsePlantId(id: unknown): number {
+  if (isIntegerIn(id, 1, MAX_PLANT_ID)) return id;
   const rules = new BrokenRules();
   const checked = rules.check(plantIdSchema, id);
   rules.throwIfAny(ErrorCode.InvalidParameter);

@@ -1,6 +1,7 @@
 import { number, string } from 'yup';
 import { BrokenRules } from './broken-rules.js';
 import { ErrorCode } from './error-codes.js';
+import { isIntegerIn } from './parameter-validation.js';
 import { MAX_NAME_LENGTH, MAX_PLANT_ID, MAX_TAG_LENGTH, type Plant } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
 import { isBoundedText } from './text-rules.js';
@@ -11,7 +12,7 @@ const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not 
 
 // strict: JSON types are taken as sent — "12" is not an id, 12 is not a name. One schema per
 // field (see BrokenRules).
-const fieldSchemas = {
+export const fieldSchemas = {
   id: number().strict().required('id is required').typeError(idRule).integer(idRule).min(1, idRule).max(MAX_PLANT_ID, idRule),
   name: string()
     .strict()
@@ -28,6 +29,20 @@ const fieldSchemas = {
 };
 
 /**
+ * A quick test passing only fields the schemas above accept as they are, so the usual
+ * create skips yup (about 3 µs); anything else is judged by yup. A property test holds the
+ * two together.
+ */
+export function isPlainNewPlant(id: unknown, name: unknown, tag: unknown): boolean {
+  return (
+    isIntegerIn(id, 1, MAX_PLANT_ID) &&
+    typeof name === 'string' &&
+    isBoundedText(name, MAX_NAME_LENGTH) &&
+    (tag == null || (typeof tag === 'string' && isBoundedText(tag, MAX_TAG_LENGTH)))
+  );
+}
+
+/**
  * Turns untrusted input (a parsed JSON body, or an embedded caller's object) into a Plant,
  * or throws PlantStoreError 40002 (not an object) / 40001 (fails the field rules).
  * Only id, name and tag are read: anything else is never stored nor echoed.
@@ -39,10 +54,12 @@ export function parseNewPlant(input: unknown): Plant {
   // Only the three known fields reach the schema: other keys (`__proto__` included) are
   // never looked at, stored or echoed. Each is read once, so what is checked is what is kept.
   const { id, name, tag } = input as { id?: unknown; name?: unknown; tag?: unknown };
-  const rules = new BrokenRules();
-  rules.check(fieldSchemas.id, id);
-  rules.check(fieldSchemas.name, name);
-  rules.check(fieldSchemas.tag, tag);
-  rules.throwIfAny(ErrorCode.InvalidPlant);
+  if (!isPlainNewPlant(id, name, tag)) {
+    const rules = new BrokenRules();
+    rules.check(fieldSchemas.id, id);
+    rules.check(fieldSchemas.name, name);
+    rules.check(fieldSchemas.tag, tag);
+    rules.throwIfAny(ErrorCode.InvalidPlant);
+  }
   return tag == null ? { id: id as number, name: name as string } : { id: id as number, name: name as string, tag: tag as string };
 }

@@ -50,6 +50,11 @@ export class TokenBuckets {
     };
   }
 
+  /** How many keys have a bucket (full ones may be dropped at any time). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   /** Whether `key` has run dry, without spending anything. */
   isEmpty(key: string): boolean {
     const bucket = this.buckets.get(key);

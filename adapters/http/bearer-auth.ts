@@ -19,7 +19,8 @@ export interface AuthState {
  */
 export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Middleware<AuthState> {
   return (ctx, next) => {
-    const header = ctx.get('Authorization');
+    // Straight from Node's headers: ctx.get would lower-case the name on every request.
+    const header = ctx.req.headers.authorization ?? '';
     if (header === '') {
       onFailure(ctx);
       ctx.set('WWW-Authenticate', realm);

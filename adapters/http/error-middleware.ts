@@ -13,7 +13,7 @@ import { logRequest } from './request-log.js';
  */
 export function errorMiddleware(log: HttpLog): Middleware {
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     let failure: PlantStoreError | undefined;
     try {
       await next();

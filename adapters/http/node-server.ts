@@ -19,6 +19,9 @@ export interface NodeServerOptions {
 
 export const DEFAULT_PIPELINE_LIMIT = 8;
 
+const LAST_RESPONSE = Symbol('plant-store.lastResponse');
+type SocketWithLast = Socket & { [LAST_RESPONSE]?: ServerResponse };
+
 /**
  * The node:http server around an application callback, hardened against hostile clients:
  * deliberate time limits, every parser-level error answered in the contract's JSON shape,
@@ -30,9 +33,10 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
     throw new RangeError(`the headers timeout (${options.headersTimeoutMs} ms) must not exceed the request timeout (${options.requestTimeoutMs} ms)`);
   }
   const expectsContinue = new WeakSet<IncomingMessage>();
-  // The last request each connection received: a timeout while its body is still arriving
-  // comes after its response may have been sent, and must then not be answered again.
-  const lastRequest = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  // The last request each connection received (its response, which names it): a timeout
+  // while its body is still arriving comes after its response may have been sent, and must
+  // then not be answered again. Kept on the socket: no map entry or object per request.
+  const lastResponse = (socket: Socket) => (socket as SocketWithLast)[LAST_RESPONSE];
   const limited = limitPipelining((req, res) => {
     if (!expectsContinue.has(req)) return handle(req, res);
     // Invited only now, when the application is about to read the body, and only with a
@@ -47,7 +51,7 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
   }, options.pipelineLimit ?? DEFAULT_PIPELINE_LIMIT);
 
   const onRequest: RequestListener = (req, res) => {
-    lastRequest.set(req.socket, { req, res });
+    (req.socket as SocketWithLast)[LAST_RESPONSE] = res;
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       endResponseWith(res, bareErrorAnswer(ErrorCode.MalformedBody, 'the request has no Host header, which HTTP/1.1 requires'));
       return;
@@ -70,8 +74,8 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // Begun: the request still arriving was already answered, or Node is writing some
     // response on this socket right now (`_httpMessage`, as Node's own handler checks).
-    const last = lastRequest.get(socket);
-    const begun = last !== undefined && !last.req.complete && (last.res.headersSent || last.res.writableEnded);
+    const last = lastResponse(socket);
+    const begun = last !== undefined && !last.req.complete && (last.headersSent || last.writableEnded);
     answerClientError(error, socket, begun || (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true);
   });
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {

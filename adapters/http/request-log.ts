@@ -14,7 +14,7 @@ export interface RequestLogState {
  * route and, for a matched route, the path — never the query string or headers, so no
  * credential can reach it — and the error code of any error answer.
  */
-export function logRequest(log: HttpLog, ctx: Context, startedNs: bigint, failure: PlantStoreError | undefined): void {
+export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failure: PlantStoreError | undefined): void {
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const state = ctx.state as RequestLogState;
   const fields: RequestLogFields = {
@@ -26,7 +26,7 @@ export function logRequest(log: HttpLog, ctx: Context, startedNs: bigint, failur
     path: route === undefined ? undefined : ctx.path,
     status: ctx.status,
     error: failure?.code,
-    durationMs: Number(process.hrtime.bigint() - startedNs) / 1e6,
+    durationMs: performance.now() - startedMs,
     tokenHolder: state.tokenHolder,
   };
   try {

@@ -11,8 +11,8 @@ const saneRequestId = /^[A-Za-z0-9._:@-]{1,128}$/;
  */
 export function responseHeaders(): Middleware<RequestLogState> {
   return (ctx, next) => {
-    const offered = ctx.get('X-Request-Id');
-    const requestId = saneRequestId.test(offered) ? offered : randomUUID();
+    const offered = ctx.req.headers['x-request-id'];
+    const requestId = typeof offered === 'string' && saneRequestId.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
     // Straight onto the Node response: ctx.set would normalise fixed, valid values anew,
     // with a few allocations, on every request.

@@ -62,4 +62,33 @@ describe('the request log on standard output (written asynchronously)', function
     expect(server.output()).to.include('a crash provoked by the test');
     expect(requestLines(server)).to.have.length(REQUESTS);
   });
+
+  it('a crash while requests are under way loses the line of no answered request', async () => {
+    server = await startCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_STORAGE: 'memory', PLANT_STORE_RATE_LIMIT: 'off', NODE_OPTIONS: `--import=${crashOnSignal}` });
+    const http = await HttpClient.connect(server.url, token);
+    const answered: string[] = [];
+    let crashed = false;
+    const exited = once(server.child, 'exit');
+    // Ten callers keep requests going; the crash comes while lines are still being gathered.
+    const callers = Array.from({ length: 10 }, async (_, caller) => {
+      for (let i = 0; !crashed; i++) {
+        const id = `crash-test-${caller}-${i}`;
+        try {
+          const answer = await http.request('GET', `/plants/${i + 1}`, { headers: { 'X-Request-Id': id } });
+          if (answer.status === 404) answered.push(id);
+        } catch {
+          return; // the server is gone
+        }
+        if (answered.length === 200 && !crashed) {
+          crashed = true;
+          server!.child.kill('SIGUSR2');
+        }
+      }
+    });
+    await Promise.all(callers);
+    await exited;
+    const logged = new Set(requestLines(server).map((line) => line['requestId']));
+    expect(answered.length).to.be.at.least(200);
+    expect(answered.filter((id) => !logged.has(id))).to.deep.equal([]);
+  });
 });

@@ -108,7 +108,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     if (this.claims.get(claim.plantId)?.lease !== claim.lease) return false;
     try {
       const notes: [number, OutboxRecord | undefined][] = [];
-      const written = await this.transaction(notes, () => {
+      return await this.transaction(notes, () => {
         const record = this.records.get(claim.plantId);
         if (record === undefined) return false;
         const next = settled(record, outcomes);
@@ -117,7 +117,6 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
         notes.push([claim.plantId, next]);
         return true;
       });
-      return written;
     } finally {
       // Held until the outcome is on disk: a claim before that would read the record as it
       // was and send the same deliveries again.

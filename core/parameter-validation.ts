@@ -20,17 +20,30 @@ export interface PageQuery {
   readonly tags?: readonly string[];
 }
 
+/**
+ * A quick test passing only integers from `min` to `max`: values an integer rule's yup schema
+ * accepts as they are. The usual request passes it and skips yup (about 1 µs a parameter);
+ * anything else is judged by yup, whose answers and messages stay the rule book. Property
+ * tests hold the two together.
+ */
+export const isIntegerIn = (value: unknown, min: number, max: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+
+/** An integer parameter: its yup schema and its quick check, from one pair of bounds. */
 function integerParameter(name: string, min: number, max: number) {
   const rule = `${name} must be an integer from ${min} to ${max}`;
-  // strict: a typed API takes numbers as given; NaN (what the HTTP edge makes of "abc") fails the type.
-  return number().strict().typeError(rule).integer(rule).min(min, rule).max(max, rule);
+  return {
+    // strict: a typed API takes numbers as given; NaN (what the HTTP edge makes of "abc") fails the type.
+    schema: number().strict().typeError(rule).integer(rule).min(min, rule).max(max, rule),
+    accepts: (value: unknown): value is number => isIntegerIn(value, min, max),
+  };
 }
 
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace`;
 
 // One schema per parameter, each run only when the parameter is given (see BrokenRules).
-export const limitSchema = integerParameter('limit', 1, MAX_PAGE_LIMIT);
-export const afterSchema = integerParameter('after', 0, MAX_PLANT_ID);
+export const limitParameter = integerParameter('limit', 1, MAX_PAGE_LIMIT);
+export const afterParameter = integerParameter('after', 0, MAX_PLANT_ID);
 const tagsSchema = array(
   string().strict().typeError(tagRule).test('bounded', tagRule, (value) => value !== undefined && isBoundedText(value, MAX_TAG_LENGTH)),
 )
@@ -38,21 +51,19 @@ const tagsSchema = array(
   .typeError('tags must be a list of tags')
   .max(MAX_TAG_FILTERS, `tags may hold at most ${MAX_TAG_FILTERS} tags`);
 
-export const plantIdSchema = integerParameter('id', 1, MAX_PLANT_ID).required('id is required');
+const idParameter = integerParameter('id', 1, MAX_PLANT_ID);
+export const plantIdParameter = { schema: idParameter.schema.required('id is required'), accepts: idParameter.accepts };
 
-/**
- * A quick test passing only values `integerParameter(…, min, max)` accepts as they are: the
- * usual request skips yup (about 1 µs a parameter), anything else is judged by yup, whose
- * answers and messages stay the rule book. A property test holds the two together.
- */
-export const isIntegerIn = (value: unknown, min: number, max: number): value is number =>
-  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+/** A given integer parameter: itself when the quick check passes it, else yup's verdict (broken rules noted). */
+function checkedInteger(rules: BrokenRules, parameter: typeof limitParameter, value: number): number | undefined {
+  return parameter.accepts(value) ? value : rules.check(parameter.schema, value);
+}
 
 /** Checks a page query (every broken rule named in one 40003) and fills in the defaults. */
 export function parsePageQuery(query: PageQuery = {}): PageRequest {
   const rules = new BrokenRules();
-  const limit = query.limit === undefined || isIntegerIn(query.limit, 1, MAX_PAGE_LIMIT) ? query.limit : rules.check(limitSchema, query.limit);
-  const after = query.after === undefined || isIntegerIn(query.after, 0, MAX_PLANT_ID) ? query.after : rules.check(afterSchema, query.after);
+  const limit = query.limit === undefined ? undefined : checkedInteger(rules, limitParameter, query.limit);
+  const after = query.after === undefined ? undefined : checkedInteger(rules, afterParameter, query.after);
   const tags = query.tags === undefined ? undefined : rules.check(tagsSchema, query.tags);
   rules.throwIfAny(ErrorCode.InvalidParameter);
   const request: { limit: number; after?: number; tags?: string[] } = { limit: limit ?? DEFAULT_PAGE_LIMIT };
@@ -63,9 +74,9 @@ export function parsePageQuery(query: PageQuery = {}): PageRequest {
 
 /** A plant id given as an argument: 40003 when it is not one. */
 export function parsePlantId(id: unknown): number {
-  if (isIntegerIn(id, 1, MAX_PLANT_ID)) return id;
+  if (plantIdParameter.accepts(id)) return id;
   const rules = new BrokenRules();
-  const checked = rules.check(plantIdSchema, id);
+  const checked = rules.check(plantIdParameter.schema, id);
   rules.throwIfAny(ErrorCode.InvalidParameter);
   return checked!;
 }

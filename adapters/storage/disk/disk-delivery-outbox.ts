@@ -85,14 +85,14 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       for (const [key, dueAt] of due) {
         if (claims.length >= limit) break;
         if (dueAt > now) continue;
-        const held = this.claims.get(key);
-        if (held !== undefined && held.until >= now) continue;
+        // Held by a claim still running (a lapsed one is free to take).
+        if ((this.claims.get(key)?.until ?? -Infinity) >= now) continue;
         const value = this.records.get(key);
         if (value === undefined) {
           due.delete(key);
           continue;
         }
-        if (!isClaimable(held === undefined ? value : { ...value, leaseUntil: held.until }, now)) {
+        if (!isClaimable(value, now)) {
           this.noteDue(key, value);
           continue;
         }

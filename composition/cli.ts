@@ -1,7 +1,7 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
-// A 4 MB young generation (V8's default grows to 16 MB) keeps a large in-memory store
-// compact: 50–60 MB less resident memory at a million plants, for a few % of CPU.
-// `npm start` passes the same flag; the benchmarks read it from this line.
+#!/usr/bin/env -S node
+// No node flags: V8's own young generation (16 MB semispaces). `npm start` passes the same
+// flags as this line (none), and the benchmarks read them from it; see the README's
+// "In memory" for why the 4 MB one chosen earlier went.
 import { ConfigError, commandOf, helpText, parseConfig } from './config.js';
 import { buildServer, type BuiltServer } from './build-server.js';
 import { packageVersion } from './package-version.js';

@@ -1,5 +1,6 @@
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import { ErrorCode, PlantStoreError, type Principal, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
+import type { Check } from './route-guard.js';
 
 export const realm = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
@@ -13,12 +14,13 @@ export interface AuthState {
 }
 
 /**
- * Runs before anything reads the body, so an anonymous caller cannot make us parse it.
- * `onFailure` hears of every rejected request (for the per-address failure limit). A
- * verifier that answers at once (static tokens) costs no promise here.
+ * The token check (a route-guard Check): runs before anything reads the body, so an
+ * anonymous caller cannot make us parse it. `onFailure` hears of every rejected request
+ * (for the per-address failure limit). A verifier that answers at once (static tokens)
+ * costs no promise here.
  */
-export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Middleware<AuthState> {
-  return (ctx, next) => {
+export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) => void = () => {}): Check {
+  return (ctx) => {
     // Straight from Node's headers: ctx.get would lower-case the name on every request.
     const header = ctx.req.headers.authorization ?? '';
     if (header === '') {
@@ -27,8 +29,9 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
       throw new PlantStoreError(ErrorCode.MissingToken, 'missing bearer token: send Authorization: Bearer <token>');
     }
     const verdict = bearerVerdict(header, verifier);
-    if (verdict instanceof Promise) return verdict.then((settled) => settle(ctx as Context, settled, next, onFailure));
-    return settle(ctx as Context, verdict, next, onFailure);
+    if (verdict instanceof Promise) return verdict.then((settled) => settle(ctx, settled, onFailure));
+    settle(ctx, verdict, onFailure);
+    return undefined;
   };
 }
 
@@ -41,7 +44,7 @@ export function bearerVerdict(header: string | undefined, verifier: TokenVerifie
   return token === undefined ? 'unknown' : verifier.verify(token);
 }
 
-function settle(ctx: Context, verdict: TokenVerdict, next: Next, onFailure: (ctx: Context) => void): Promise<void> {
+function settle(ctx: Context, verdict: TokenVerdict, onFailure: (ctx: Context) => void): void {
   if (verdict === 'unavailable') {
     throw new PlantStoreError(ErrorCode.VerificationUnavailable, 'the token cannot be verified right now (the identity provider is unreachable); retry later');
   }
@@ -52,5 +55,4 @@ function settle(ctx: Context, verdict: TokenVerdict, next: Next, onFailure: (ctx
   }
   ctx.state['principal'] = verdict;
   ctx.state['tokenHolder'] = verdict.subject;
-  return next();
 }

@@ -1,18 +1,15 @@
 import cors from '@koa/cors';
 import Koa, { type Middleware } from 'koa';
-import type { PlantOperation, PlantUseCases, TokenVerifier } from '../../core/index.js';
+import type { PlantUseCases, TokenVerifier } from '../../core/index.js';
 import { apiDocsRoutes } from './api-docs-routes.js';
-import { bearerAuth } from './bearer-auth.js';
 import { deliveryRoutes, type WebhookDeliveries } from './delivery-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { operationalRoutes } from './operational-routes.js';
 import { plantRoutes } from './plant-routes.js';
-import { authFailureLimit, tokenRateLimit } from './rate-limit.js';
 import type { HttpLog } from './http-log.js';
 import { responseHeaders } from './response-headers.js';
-import { scopeGuard } from './scope-guard.js';
-import { TokenBuckets } from './token-buckets.js';
+import { routeGuard } from './route-guard.js';
 
 export interface HttpAppOptions {
   readonly useCases: PlantUseCases;
@@ -40,17 +37,18 @@ export interface HttpAppOptions {
 /**
  * The Koa application, outermost first: error mapping and the request log, request id and
  * fixed headers, CORS, then the routes. Plant routes check route → failed-auth limit →
- * token → scope → rate limit before their handlers.
+ * token → scope → rate limit (route-guard.ts) before their handlers.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
   // Behind a proxy, ctx.ip would be the proxy's; the server trusts no forwarding header.
   app.proxy = false;
+  const guard = routeGuard(options);
   const plants = plantRoutes({
     useCases: options.useCases,
     basePath: options.basePath,
     bodyLimitBytes: options.bodyLimitBytes,
-    guard: guard(options),
+    guard,
   });
   const operations = operationalRoutes(options.checkStorage);
   const docs = apiDocsRoutes(buildOpenApiDocument(options));
@@ -60,7 +58,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // The API first: every other router would otherwise try to match each API request.
   app.use(plants.routes());
   if (options.webhookDeliveries) {
-    const deliveries = deliveryRoutes(options.webhookDeliveries, options.basePath, guard(options));
+    const deliveries = deliveryRoutes(options.webhookDeliveries, options.basePath, guard);
     app.use(deliveries.routes());
     app.use(deliveries.allowedMethods());
   }
@@ -77,24 +75,6 @@ export function createHttpApp(options: HttpAppOptions): Koa {
 }
 
 const clientGoneCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
-
-/** The checks before each plant operation; the limits are shared by every operation. */
-function guard(options: HttpAppOptions): (operation: PlantOperation) => Middleware[] {
-  const before: Middleware[] = [];
-  const after: Middleware[] = [];
-  let onFailure: Parameters<typeof bearerAuth>[1];
-  if (options.authFailuresPerMinute !== undefined) {
-    const perMinute = options.authFailuresPerMinute;
-    const failures = authFailureLimit(new TokenBuckets(perMinute / 60, Math.max(1, Math.round(perMinute))));
-    before.push(failures.gate);
-    onFailure = failures.recordFailure;
-  }
-  before.push(bearerAuth(options.tokenVerifier, onFailure) as Middleware);
-  if (options.rateLimit !== undefined) {
-    after.push(tokenRateLimit(new TokenBuckets(options.rateLimit.perSecond, options.rateLimit.burst)) as Middleware);
-  }
-  return (operation) => [...before, scopeGuard(operation) as Middleware, ...after];
-}
 
 function corsFor(origins: readonly string[]): Middleware {
   const anyOrigin = origins.includes('*');

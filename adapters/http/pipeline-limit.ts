@@ -10,13 +10,31 @@ import type { Socket } from 'node:net';
 type HttpSocket = Socket & { _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
 
 interface Connection {
+  readonly socket: HttpSocket;
+  readonly handle: RequestListener;
+  readonly limit: number;
   /** Requests handed to the application whose response has not closed yet. */
   active: number;
   /** Whether one of them may change something (not GET, HEAD, OPTIONS or TRACE). */
   unsafeActive: boolean;
   /** Requests parsed but held back, oldest first. */
-  readonly waiting: { mayStart(): boolean; start(): void }[];
+  readonly waiting: Request[];
 }
+
+/** One request of a connection; its response carries it until it closes. */
+interface Request {
+  readonly connection: Connection;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly unsafe: boolean;
+  closed: boolean;
+}
+
+// Kept on the socket and on the response: no map lookup, and no closure per request.
+const CONNECTION = Symbol('pipelined connection');
+const REQUEST = Symbol('pipelined request');
+type WithConnection = HttpSocket & { [CONNECTION]?: Connection };
+type WithRequest = ServerResponse & { [REQUEST]?: Request };
 
 /**
  * Bounds the work and memory one connection can claim. Node parses every request a client
@@ -32,48 +50,54 @@ interface Connection {
  * GET sees the POST sent before it.
  */
 export function limitPipelining(handle: RequestListener, limit: number): RequestListener {
-  const connections = new WeakMap<Socket, Connection>();
   return (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket as HttpSocket;
-    let connection = connections.get(socket);
+    const socket = req.socket as WithConnection;
+    let connection = socket[CONNECTION];
     if (connection === undefined) {
-      const created: Connection = { active: 0, unsafeActive: false, waiting: [] };
-      connection = created;
-      connections.set(socket, created);
+      const created: Connection = { socket, handle, limit, active: 0, unsafeActive: false, waiting: [] };
+      connection = socket[CONNECTION] = created;
       // Requests never started are never answered: nobody can read them any more.
       socket.once('close', () => (created.waiting.length = 0));
     }
-    const state = connection;
-    const unsafe = !safeMethods.has(req.method ?? '');
-    const mayStart = () => state.active === 0 || (state.active < limit && !unsafe && !state.unsafeActive);
-    const start = () => {
-      state.active++;
-      state.unsafeActive ||= unsafe;
-      let done = false;
-      res.once('close', () => {
-        if (done) return;
-        done = true;
-        state.active--;
-        if (unsafe) state.unsafeActive = false;
-        startWaiting(state);
-        if (state.waiting.length === 0) resumeReading(socket);
-      });
-      handle(req, res);
-    };
-    if (state.waiting.length === 0 && mayStart()) {
-      start();
+    const request: Request = { connection, req, res, unsafe: !safeMethods.has(req.method ?? ''), closed: false };
+    if (connection.waiting.length === 0 && mayStart(request)) {
+      start(request);
       return;
     }
-    state.waiting.push({ mayStart, start });
+    connection.waiting.push(request);
     stopReading(socket);
   };
 }
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
+function mayStart({ connection, unsafe }: Request): boolean {
+  return connection.active === 0 || (connection.active < connection.limit && !unsafe && !connection.unsafeActive);
+}
+
+function start(request: Request): void {
+  const { connection } = request;
+  connection.active++;
+  connection.unsafeActive ||= request.unsafe;
+  (request.res as WithRequest)[REQUEST] = request;
+  request.res.on('close', responseClosed);
+  connection.handle(request.req, request.res);
+}
+
+function responseClosed(this: WithRequest): void {
+  const request = this[REQUEST]!;
+  if (request.closed) return;
+  request.closed = true;
+  const { connection } = request;
+  connection.active--;
+  if (request.unsafe) connection.unsafeActive = false;
+  startWaiting(connection);
+  if (connection.waiting.length === 0) resumeReading(connection.socket);
+}
+
 /** Starts waiting requests in order, as far as the limit and the safety rule allow. */
-function startWaiting(state: Connection): void {
-  while (state.waiting.length > 0 && state.waiting[0]!.mayStart()) state.waiting.shift()!.start();
+function startWaiting(connection: Connection): void {
+  while (connection.waiting.length > 0 && mayStart(connection.waiting[0]!)) start(connection.waiting.shift()!);
 }
 
 function stopReading(socket: HttpSocket): void {

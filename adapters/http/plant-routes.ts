@@ -11,7 +11,7 @@ export interface PlantRoutesOptions {
   readonly basePath: string;
   readonly bodyLimitBytes: number;
   /** Authentication, scope and rate limits for an operation: run before anything else. */
-  readonly guard: (operation: PlantOperation) => readonly Middleware[];
+  readonly guard: (operation: PlantOperation) => Middleware;
 }
 
 type State = AuthState & JsonBodyState;
@@ -21,25 +21,25 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   const { useCases, basePath } = options;
   // Paths are case-sensitive, as URLs are (RFC 3986); a trailing slash is tolerated.
   const router = new Router<State>({ prefix: basePath, sensitive: true });
-  const guard = (operation: PlantOperation) => options.guard(operation) as Middleware<State>[];
+  const guard = (operation: PlantOperation) => options.guard(operation) as Middleware<State>;
 
-  router.get('/plants', ...guard('listPlants'), async (ctx) => {
+  router.get('/plants', guard('listPlants'), async (ctx) => {
     const page = await useCases.listPlants.execute(pageQueryFrom(ctx.query));
     if (page.next !== undefined) ctx.set('Link', nextPageLink(`${basePath}/plants`, ctx.querystring, page.next));
     ctx.body = page.plants;
   });
 
-  router.get('/plants/:id', ...guard('getPlant'), async (ctx) => {
+  router.get('/plants/:id', guard('getPlant'), async (ctx) => {
     ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!));
   });
 
-  router.post('/plants', ...guard('createPlant'), ...jsonBody(options.bodyLimitBytes), async (ctx) => {
+  router.post('/plants', guard('createPlant'), ...jsonBody(options.bodyLimitBytes), async (ctx) => {
     const plant = await useCases.createPlant.execute(ctx.state.json);
     ctx.set('Location', `${basePath}/plants/${plant.id}`);
     ctx.body = plant;
   });
 
-  router.delete('/plants/:id', ...guard('deletePlant'), async (ctx) => {
+  router.delete('/plants/:id', guard('deletePlant'), async (ctx) => {
     await useCases.deletePlant.execute(decimal(ctx.params['id']!));
     ctx.status = 204;
   });

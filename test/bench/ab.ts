@@ -11,11 +11,12 @@
  *
  * A build may carry server variables after `@` (space-separated KEY=VALUE pairs), e.g.
  * `dist@PLANT_STORE_LOG_LEVEL=silent` to compare the request log on and off, and node
- * options after `#` (space-separated), e.g. `dist#--max-semi-space-size=16`.
+ * options after `#` (space-separated), e.g. `dist#--max-semi-space-size=16`. The name
+ * `koa-floor` stands for the Koa floor of this build (target 1's measure: give it first).
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { startPlantStore, type Contender } from './contenders.js';
+import { startKoaFloor, startPlantStore, type Contender } from './contenders.js';
 import { IdSource, workloads, type RunResult, type WorkloadId } from './load.js';
 import { pairedRatio } from './run-figures.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
       const [withVariables, nodeFlags = ''] = build.split('#');
       const [dist, variables = ''] = withVariables!.split('@');
       const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+      if (build === 'koa-floor') {
+        contenders.push(await startKoaFloor({ name: `${index}: Koa floor`, plants: SEEDED_PLANTS, token }));
+        continue;
+      }
       contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!), nodeOptions: nodeFlags.split(' ').filter((flag) => flag !== '') }));
     }
     const ids = new IdSource(FIRST_WRITE_ID);

@@ -7,7 +7,6 @@ import { projectRoot } from '../support/project-root.js';
 describe('node flags of the server command', () => {
   it('npm start runs node with the same flags as the plant-store command (its shebang)', () => {
     const flags = cliNodeFlags();
-    expect(flags).to.include('--max-semi-space-size=4');
     const { scripts } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(scripts['start']).to.equal(['node', ...flags, 'dist/composition/cli.js'].join(' '));
   });

@@ -12,7 +12,7 @@ export interface JsonBodyState {
  * syntax (400 40002). koa-body reads the bytes within the limit; JSON.parse runs here so
  * that any JSON value, `__proto__` keys included, reaches the core to be judged there.
  */
-export function jsonBody(limitBytes: number): Middleware<JsonBodyState>[] {
+export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
   const readText = koaBody({
     json: false,
     urlencoded: false,
@@ -23,28 +23,26 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState>[] {
     onError: (error) => {
       throw readFailure(error, limitBytes);
     },
-  });
-  return [
-    async (ctx, next) => {
-      // Judge the declared type: ctx.is() answers null for a request with no body at all,
-      // which would turn an empty JSON POST into a media-type error instead of 40002.
-      if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
-        throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
-      }
-      await next();
-    },
-    readText as unknown as Middleware<JsonBodyState>,
-    async (ctx, next) => {
-      const text = (ctx.request as { body?: unknown }).body;
-      try {
-        ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
-      } catch {
-        throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
-      }
-      await next();
-    },
-  ];
+  }) as unknown as Middleware<JsonBodyState>;
+  // One step of Koa's chain for the three: koa-body reads, then calls what it is given.
+  return async (ctx, next) => {
+    // Judge the declared type: ctx.is() answers null for a request with no body at all,
+    // which would turn an empty JSON POST into a media-type error instead of 40002.
+    if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
+      throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
+    }
+    await readText(ctx, bodyRead);
+    const text = (ctx.request as { body?: unknown }).body;
+    try {
+      ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
+    } catch {
+      throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
+    }
+    await next();
+  };
 }
+
+const bodyRead = (): Promise<void> => Promise.resolve();
 
 /**
  * raw-body reports its failures with a `type`; translate the ones a client can cause and

@@ -33,7 +33,7 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
     ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!));
   });
 
-  router.post('/plants', guard('createPlant'), ...jsonBody(options.bodyLimitBytes), async (ctx) => {
+  router.post('/plants', guard('createPlant'), jsonBody(options.bodyLimitBytes), async (ctx) => {
     const plant = await useCases.createPlant.execute(ctx.state.json);
     ctx.set('Location', `${basePath}/plants/${plant.id}`);
     ctx.body = plant;

@@ -11,30 +11,22 @@ type HttpSocket = Socket & { _paused?: boolean; parser?: { pause(): void; resume
 
 interface Connection {
   readonly socket: HttpSocket;
-  readonly handle: RequestListener;
-  readonly limit: number;
   /** Requests handed to the application whose response has not closed yet. */
   active: number;
   /** Whether one of them may change something (not GET, HEAD, OPTIONS or TRACE). */
   unsafeActive: boolean;
   /** Requests parsed but held back, oldest first. */
-  readonly waiting: Request[];
+  readonly waiting: HeldRequest[];
 }
 
 /** One request of a connection; its response carries it until it closes. */
-interface Request {
+interface HeldRequest {
   readonly connection: Connection;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly unsafe: boolean;
   closed: boolean;
 }
-
-// Kept on the socket and on the response: no map lookup, and no closure per request.
-const CONNECTION = Symbol('pipelined connection');
-const REQUEST = Symbol('pipelined request');
-type WithConnection = HttpSocket & { [CONNECTION]?: Connection };
-type WithRequest = ServerResponse & { [REQUEST]?: Request };
 
 /**
  * Bounds the work and memory one connection can claim. Node parses every request a client
@@ -50,54 +42,80 @@ type WithRequest = ServerResponse & { [REQUEST]?: Request };
  * GET sees the POST sent before it.
  */
 export function limitPipelining(handle: RequestListener, limit: number): RequestListener {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket as WithConnection;
-    let connection = socket[CONNECTION];
-    if (connection === undefined) {
-      const created: Connection = { socket, handle, limit, active: 0, unsafeActive: false, waiting: [] };
-      connection = socket[CONNECTION] = created;
-      // Requests never started are never answered: nobody can read them any more.
-      socket.once('close', () => (created.waiting.length = 0));
-    }
-    const request: Request = { connection, req, res, unsafe: !safeMethods.has(req.method ?? ''), closed: false };
-    if (connection.waiting.length === 0 && mayStart(request)) {
-      start(request);
-      return;
-    }
-    connection.waiting.push(request);
-    stopReading(socket);
-  };
+  const limiter = new PipelineLimiter(handle, limit);
+  return (req, res) => limiter.arrived(req, res);
 }
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
-function mayStart({ connection, unsafe }: Request): boolean {
-  return connection.active === 0 || (connection.active < connection.limit && !unsafe && !connection.unsafeActive);
-}
+/**
+ * Its state is kept on the socket and on each response, under keys of its own: no map
+ * lookup and no closure per request.
+ */
+class PipelineLimiter {
+  private readonly connectionKey = Symbol('pipelined connection');
+  private readonly requestKey = Symbol('pipelined request');
+  /** The one 'close' listener of every response this limiter started. */
+  private readonly responseClosed: (this: ServerResponse) => void;
 
-function start(request: Request): void {
-  const { connection } = request;
-  connection.active++;
-  connection.unsafeActive ||= request.unsafe;
-  (request.res as WithRequest)[REQUEST] = request;
-  request.res.on('close', responseClosed);
-  connection.handle(request.req, request.res);
-}
+  constructor(
+    private readonly handle: RequestListener,
+    private readonly limit: number,
+  ) {
+    const limiter = this;
+    this.responseClosed = function () {
+      limiter.finished((this as unknown as Record<symbol, HeldRequest>)[limiter.requestKey]!);
+    };
+  }
 
-function responseClosed(this: WithRequest): void {
-  const request = this[REQUEST]!;
-  if (request.closed) return;
-  request.closed = true;
-  const { connection } = request;
-  connection.active--;
-  if (request.unsafe) connection.unsafeActive = false;
-  startWaiting(connection);
-  if (connection.waiting.length === 0) resumeReading(connection.socket);
-}
+  arrived(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket as HttpSocket & Record<symbol, Connection | undefined>;
+    let connection = socket[this.connectionKey];
+    if (connection === undefined) {
+      const created: Connection = { socket, active: 0, unsafeActive: false, waiting: [] };
+      connection = socket[this.connectionKey] = created;
+      // Requests never started are never answered: nobody can read them any more.
+      socket.once('close', () => (created.waiting.length = 0));
+    }
+    const request: HeldRequest = { connection, req, res, unsafe: !safeMethods.has(req.method ?? ''), closed: false };
+    if (connection.waiting.length === 0 && this.mayStart(request)) {
+      this.start(request);
+      return;
+    }
+    connection.waiting.push(request);
+    stopReading(socket);
+  }
 
-/** Starts waiting requests in order, as far as the limit and the safety rule allow. */
-function startWaiting(connection: Connection): void {
-  while (connection.waiting.length > 0 && mayStart(connection.waiting[0]!)) start(connection.waiting.shift()!);
+  private mayStart({ connection, unsafe }: HeldRequest): boolean {
+    return connection.active === 0 || (connection.active < this.limit && !unsafe && !connection.unsafeActive);
+  }
+
+  private start(request: HeldRequest): void {
+    const { connection } = request;
+    connection.active++;
+    connection.unsafeActive ||= request.unsafe;
+    (request.res as unknown as Record<symbol, HeldRequest>)[this.requestKey] = request;
+    request.res.on('close', this.responseClosed);
+    this.handle(request.req, request.res);
+  }
+
+  private finished(request: HeldRequest): void {
+    if (request.closed) return;
+    request.closed = true;
+    const { connection } = request;
+    connection.active--;
+    if (request.unsafe) connection.unsafeActive = false;
+    // A response also closes when its client goes away (before the socket's own 'close'):
+    // then nobody can read the answers of the waiting requests, so none is started.
+    if (connection.socket.destroyed) connection.waiting.length = 0;
+    this.startWaiting(connection);
+    if (connection.waiting.length === 0) resumeReading(connection.socket);
+  }
+
+  /** Starts waiting requests in order, as far as the limit and the safety rule allow. */
+  private startWaiting(connection: Connection): void {
+    while (connection.waiting.length > 0 && this.mayStart(connection.waiting[0]!)) this.start(connection.waiting.shift()!);
+  }
 }
 
 function stopReading(socket: HttpSocket): void {

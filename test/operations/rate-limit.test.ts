@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { rateLimitHeaders } from '../../adapters/http/openapi-responses.js';
 import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
+import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';
 
 const alice = 'alice-token-0123456789abcdef';
 const bob = 'bob-token-0123456789abcdef';
@@ -56,6 +57,28 @@ describe('rate limits', () => {
     expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 60);
     const missing = await get();
     expect(missing.status).to.equal(429);
+  });
+
+  it('the plant routes and the webhook delivery routes share one budget: per token, and per address for failed authentications', async () => {
+    const withWebhooks = async (options: Partial<ServerOptions>) => {
+      // Never called: no plant is created here. Its address only makes the delivery routes exist.
+      store = await createPlantStore({ webhooks: { urls: ['http://127.0.0.1:9/hook'], secret: TEST_WEBHOOK_SECRET, allowPrivate: true } });
+      server = await startServer({ store, tokens: [alice, bob], port: 0, ...options });
+    };
+    const deliveries = (token: string) => fetch(`${server.url}/webhooks/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+    await withWebhooks({ rateLimit: { perSecond: 0.5, burst: 3 } });
+    expect([(await get(alice)).status, (await deliveries(alice)).status, (await get(alice)).status]).to.deep.equal([200, 200, 200]);
+    expect((await deliveries(alice)).status).to.equal(429);
+    expect((await get(alice)).status).to.equal(429);
+    await server.close(0);
+    await store.close();
+
+    await withWebhooks({ authFailuresPerMinute: 4 });
+    const guesses: number[] = [];
+    for (let i = 0; i < 4; i++) guesses.push((await (i % 2 === 0 ? get : deliveries)(`guess-${i}-0123456789abcdef`)).status);
+    expect(guesses).to.deep.equal([401, 401, 401, 401]);
+    expect((await deliveries(alice)).status).to.equal(429);
+    expect((await get(alice)).status).to.equal(429);
   });
 
   it('successful requests never count as failed authentications', async () => {

@@ -23,9 +23,9 @@ export function createLogger(level: LogLevel, destination: NodeJS.WritableStream
   if (destination === undefined) {
     if (process.stdout.isTTY) return readable(options, process.stdout);
     // Standard output, written asynchronously: the request path never waits for a write,
-    // lines logged while one is under way go out together in the next (at once, never held
-    // back to fill a buffer), and whatever is queued is written synchronously when the
-    // process exits, after a SIGTERM or an uncaught exception alike.
+    // the lines of one event-loop turn go out together at its end (never held back to fill
+    // a buffer), and whatever is queued is written synchronously when the process exits,
+    // after a SIGTERM or an uncaught exception alike.
     return jsonLines(pino(options, gatheredPerTurn(pino.destination({ dest: 1, sync: false }))));
   }
   if ((destination as { isTTY?: boolean }).isTTY !== true) return jsonLines(pino(options, destination));
@@ -42,9 +42,9 @@ interface LineDestination {
 /**
  * Lines of one turn of the event loop handed to the destination together: sonic-boom, when
  * asynchronous, measures its whole pending buffer at every write (Buffer.byteLength), which
- * cost about 4 µs a request under load (a W2 profile); once per turn it costs that once. The lines still
- * waiting go to the destination first when the process exits (a SIGTERM, an uncaught
- * exception), before pino has it write everything synchronously.
+ * cost about 4 µs a request under load (a W2 profile); once per turn it costs that once. The
+ * lines still waiting go to the destination first when the process exits (a SIGTERM, an
+ * uncaught exception), before pino has it write everything synchronously.
  */
 function gatheredPerTurn(destination: LineDestination): LineDestination {
   let pending = '';

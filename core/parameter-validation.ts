@@ -21,21 +21,18 @@ export interface PageQuery {
 }
 
 /**
- * A quick test passing only integers from `min` to `max`: values an integer rule's yup schema
- * accepts as they are. The usual request passes it and skips yup (about 1 µs a parameter);
- * anything else is judged by yup, whose answers and messages stay the rule book. Property
- * tests hold the two together.
+ * An integer parameter: its yup schema and its quick check, from one pair of bounds. The
+ * quick check passes only integers from `min` to `max`, values the schema accepts as they
+ * are: the usual request passes it and skips yup (about 1 µs a parameter); anything else is
+ * judged by yup, whose answers and messages stay the rule book. Property tests hold the two
+ * together.
  */
-export const isIntegerIn = (value: unknown, min: number, max: number): value is number =>
-  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-
-/** An integer parameter: its yup schema and its quick check, from one pair of bounds. */
 function integerParameter(name: string, min: number, max: number) {
   const rule = `${name} must be an integer from ${min} to ${max}`;
   return {
     // strict: a typed API takes numbers as given; NaN (what the HTTP edge makes of "abc") fails the type.
     schema: number().strict().typeError(rule).integer(rule).min(min, rule).max(max, rule),
-    accepts: (value: unknown): value is number => isIntegerIn(value, min, max),
+    accepts: (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
   };
 }
 

@@ -1,19 +1,19 @@
-import { number, string } from 'yup';
+import { string } from 'yup';
 import { BrokenRules } from './broken-rules.js';
 import { ErrorCode } from './error-codes.js';
-import { isIntegerIn } from './parameter-validation.js';
-import { MAX_NAME_LENGTH, MAX_PLANT_ID, MAX_TAG_LENGTH, type Plant } from './plant.js';
+import { plantIdParameter } from './parameter-validation.js';
+import { MAX_NAME_LENGTH, MAX_TAG_LENGTH, type Plant } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
 import { isBoundedText } from './text-rules.js';
 
-const idRule = `id must be an integer from 1 to ${MAX_PLANT_ID}`;
 const nameRule = `name must be a string of 1 to ${MAX_NAME_LENGTH} characters, not only whitespace`;
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace, or null`;
 
 // strict: JSON types are taken as sent — "12" is not an id, 12 is not a name. One schema per
 // field (see BrokenRules).
 export const fieldSchemas = {
-  id: number().strict().required('id is required').typeError(idRule).integer(idRule).min(1, idRule).max(MAX_PLANT_ID, idRule),
+  // The same rule as an id given as a parameter (the path's id, delete's argument).
+  id: plantIdParameter.schema,
   name: string()
     .strict()
     .defined('name is required')
@@ -35,7 +35,7 @@ export const fieldSchemas = {
  */
 export function isPlainNewPlant(id: unknown, name: unknown, tag: unknown): boolean {
   return (
-    isIntegerIn(id, 1, MAX_PLANT_ID) &&
+    plantIdParameter.accepts(id) &&
     typeof name === 'string' &&
     isBoundedText(name, MAX_NAME_LENGTH) &&
     (tag == null || (typeof tag === 'string' && isBoundedText(tag, MAX_TAG_LENGTH)))

@@ -31,7 +31,7 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
       throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
     }
-    await readText(ctx, bodyRead);
+    await readText(ctx, nothingAfterReading);
     const text = (ctx.request as { body?: unknown }).body;
     try {
       ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
@@ -42,7 +42,8 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
   };
 }
 
-const bodyRead = (): Promise<void> => Promise.resolve();
+// koa-body's `next`: the parse and the route come after it, in this middleware.
+const nothingAfterReading = (): Promise<void> => Promise.resolve();
 
 /**
  * raw-body reports its failures with a `type`; translate the ones a client can cause and

@@ -31,13 +31,13 @@ async function main(): Promise<void> {
   const contenders: Contender[] = [];
   try {
     for (const [index, build] of builds.split(',').entries()) {
-      const [withVariables, nodeFlags = ''] = build.split('#');
-      const [dist, variables = ''] = withVariables!.split('@');
-      const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
       if (build === 'koa-floor') {
         contenders.push(await startKoaFloor({ name: `${index}: Koa floor`, plants: SEEDED_PLANTS, token }));
         continue;
       }
+      const [withVariables, nodeFlags = ''] = build.split('#');
+      const [dist, variables = ''] = withVariables!.split('@');
+      const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
       contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!), nodeOptions: nodeFlags.split(' ').filter((flag) => flag !== '') }));
     }
     const ids = new IdSource(FIRST_WRITE_ID);

@@ -9,14 +9,13 @@
  *   (cd ../step-0 && npx tsc -p .)            # and so on for each step
  *   node dist/test/bench/ab.js ../step-0/dist,../step-1/dist,dist [W1,W2,W3] [seconds] [rounds]
  *
- * A build may carry server variables after `@` (space-separated KEY=VALUE pairs), e.g.
- * `dist@PLANT_STORE_LOG_LEVEL=silent` to compare the request log on and off, and node
- * options after `#` (space-separated), e.g. `dist#--max-semi-space-size=16`. The name
- * `koa-floor` stands for the Koa floor of this build (target 1's measure: give it first).
+ * A build may carry server variables and node options, or be `koa-floor` (target 1's
+ * measure: give it first); see builds.ts. For effects smaller than this machine's noise,
+ * count instructions instead (instructions.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { startKoaFloor, startPlantStore, type Contender } from './contenders.js';
+import { startBuild } from './builds.js';
+import type { Contender } from './contenders.js';
 import { IdSource, workloads, type RunResult, type WorkloadId } from './load.js';
 import { pairedRatio } from './run-figures.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
@@ -30,16 +29,7 @@ async function main(): Promise<void> {
   const settings: Settings = { seconds: Number(seconds), rounds: Number(rounds), warmupSeconds: 2, connections: 50, sizes: [SEEDED_PLANTS], sections: new Set() };
   const contenders: Contender[] = [];
   try {
-    for (const [index, build] of builds.split(',').entries()) {
-      if (build === 'koa-floor') {
-        contenders.push(await startKoaFloor({ name: `${index}: Koa floor`, plants: SEEDED_PLANTS, token }));
-        continue;
-      }
-      const [withVariables, nodeFlags = ''] = build.split('#');
-      const [dist, variables = ''] = withVariables!.split('@');
-      const env = Object.fromEntries(variables.split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-      contenders.push(await startPlantStore({ name: `${index}: ${build}`, plants: SEEDED_PLANTS, token, env, distDir: resolve(dist!), nodeOptions: nodeFlags.split(' ').filter((flag) => flag !== '') }));
-    }
+    for (const [index, build] of builds.split(',').entries()) contenders.push(await startBuild(build, index, token));
     const ids = new IdSource(FIRST_WRITE_ID);
     const lines: string[] = [];
     for (const id of list.split(',') as WorkloadId[]) {

@@ -12,6 +12,8 @@ import { seedPlants } from './seed-plants.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const STARTUP_TIMEOUT_MS = 180_000;
+/** HOST of every server child (the Koa floor and the bare server listen there whatever it says). */
+export const LOOPBACK = '127.0.0.1';
 
 export interface Memory {
   readonly rss: number;
@@ -50,6 +52,8 @@ export interface NodeContenderOptions {
   readonly nodeOptions?: readonly string[];
   /** This server from another build: its `dist` directory (A/B comparisons, ab.ts). */
   readonly distDir?: string;
+  /** A command node is started under, with its options (instructions.ts: valgrind). */
+  readonly launcher?: readonly string[] | undefined;
 }
 
 /**
@@ -62,7 +66,7 @@ export function startPlantStore(options: NodeContenderOptions): Promise<Contende
   return startNodeChild(script, withCliFlags, {
     PLANT_STORE_TOKENS: options.token,
     PORT: '0',
-    HOST: '127.0.0.1',
+    HOST: LOOPBACK,
     PLANT_STORE_LOG_LEVEL: 'info',
     PLANT_STORE_RATE_LIMIT: 'off',
     // The sections compare against the memory ceiling unless they choose a storage themselves.
@@ -72,12 +76,12 @@ export function startPlantStore(options: NodeContenderOptions): Promise<Contende
 
 /** Koa + @koa/router with the bearer check and nothing else, W1 and W3 only (koa-floor-server.js). */
 export function startKoaFloor(options: NodeContenderOptions): Promise<Contender> {
-  return startNodeChild(join(here, 'koa-floor-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0' });
+  return startNodeChild(join(here, 'koa-floor-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0', HOST: LOOPBACK });
 }
 
 /** The bare node:http ceiling (bare-server.js). */
 export function startBareServer(options: NodeContenderOptions): Promise<Contender> {
-  return startNodeChild(join(here, 'bare-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0' });
+  return startNodeChild(join(here, 'bare-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0', HOST: LOOPBACK });
 }
 
 // Settings of the server under test that the environment of whoever runs the benchmark
@@ -93,7 +97,9 @@ function cleanEnvironment(): Record<string, string> {
 }
 
 function startNodeChild(script: string, options: NodeContenderOptions, serverEnv: Record<string, string>): Promise<Contender> {
-  const child = spawn(process.execPath, ['--expose-gc', ...(options.nodeOptions ?? []), script], {
+  const nodeArgs = ['--expose-gc', ...(options.nodeOptions ?? []), script];
+  const [launcher, ...launcherOptions] = options.launcher ?? [];
+  const child = spawn(launcher ?? process.execPath, launcher === undefined ? nodeArgs : [...launcherOptions, process.execPath, ...nodeArgs], {
     env: { ...cleanEnvironment(), ...serverEnv, ...options.env, BENCH_PLANTS: String(options.plants) },
     // The request log goes to /dev/null: written, as in production, but not kept.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

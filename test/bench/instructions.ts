@@ -1,0 +1,128 @@
+/**
+ * Instructions a request costs, counted by valgrind's callgrind rather than timed: a figure
+ * this machine's noise does not move (the Koa floor's W3 repeats within 0.3 %, where its
+ * CPU time a request moves by ±30 % from one round to the next), for changes too small for
+ * the CPU-second A/B (ab.ts). Each build runs alone under callgrind, counting off; after
+ * `warm` requests the count is switched on for `count` more. What V8's optimizing compilers
+ * still do then (code first made hot late, such as once-a-turn work) is reported apart, and
+ * "steady" is the rest. Only user space is counted: the kernel's share (the socket writes)
+ * and cache misses are not, so a ratio here is no CPU-second ratio.
+ *
+ *   apt-get install valgrind            (the tests do not need it)
+ *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W3] [warm] [count]
+ *
+ * Builds are named as for ab.ts (builds.ts). A run takes about half a minute per build.
+ */
+import autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBuild } from './builds.js';
+import { LOOPBACK, type Contender } from './contenders.js';
+import { IdSource, workloads, type WorkloadId } from './load.js';
+import { FIRST_WRITE_ID } from './seed-plants.js';
+
+interface Count {
+  readonly build: string;
+  readonly requests: number;
+  readonly failed: number;
+  /** Instructions a request, all threads. */
+  readonly total: number;
+  /** Of which V8's optimizing compilers. */
+  readonly compiler: number;
+}
+
+// TurboFan, Turboshaft and Maglev: their functions live in these namespaces.
+const compilerFunction = /v8::internal::(compiler|turboshaft|maglev)::/;
+
+async function main(): Promise<void> {
+  const [builds, id = 'W3', warm = '20000', count = '4000'] = process.argv.slice(2);
+  if (builds === undefined) throw new Error('usage: instructions.js <build>,<build>… [W1|W2|W3] [warm-up requests] [counted requests]');
+  const workload = workloads[id as WorkloadId];
+  if (workload === undefined) throw new Error(`no workload ${id}`);
+  const token = randomBytes(32).toString('base64url');
+  const ids = new IdSource(FIRST_WRITE_ID);
+  const counts: Count[] = [];
+  for (const [index, build] of builds.split(',').entries()) {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-instructions-'));
+    try {
+      counts.push(await countBuild(build, index, { dir, token, ids, workload, warm: Number(warm), count: Number(count) }));
+      const last = counts[counts.length - 1]!;
+      process.stderr.write(`${build}: ${report(last, counts[0]!)}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  for (const c of counts) process.stdout.write(`${id} ${c.build}: ${report(c, counts[0]!)}\n`);
+}
+
+function report(c: Count, first: Count): string {
+  const steady = c.total - c.compiler;
+  const ratio = steady / (first.total - first.compiler);
+  return (
+    `${Math.round(steady)} instructions a request steady, ${ratio.toFixed(3)}x the first` +
+    ` (total ${Math.round(c.total)}, compilers ${Math.round(c.compiler)}; ${c.requests} requests${c.failed > 0 ? `, ${c.failed} FAILED` : ''})`
+  );
+}
+
+interface CountOptions {
+  readonly dir: string;
+  readonly token: string;
+  readonly ids: IdSource;
+  readonly workload: (typeof workloads)[WorkloadId];
+  readonly warm: number;
+  readonly count: number;
+}
+
+async function countBuild(build: string, index: number, options: CountOptions): Promise<Count> {
+  const prefix = join(options.dir, 'vgdb');
+  const launcher = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--vgdb-prefix=${prefix}`, `--callgrind-out-file=${join(options.dir, 'callgrind.%p')}`];
+  const contender = await startBuild(build, index, options.token, launcher);
+  // valgrind names its control pipe after HOST too: callgrind_control must see the child's.
+  const env = { ...process.env, HOST: LOOPBACK };
+  const control = (...args: string[]) => execFileSync('callgrind_control', [`--vgdb-prefix=${prefix}`, ...args, String(contender.pid)], { env, stdio: 'ignore' });
+  let counted: autocannon.Result;
+  try {
+    await send(contender, options, options.warm);
+    control('--instr=on');
+    control('--zero');
+    counted = await send(contender, options, options.count);
+    control('--dump');
+  } finally {
+    await contender.stop();
+  }
+  const dump = readdirSync(options.dir).find((name) => name.startsWith(`callgrind.${contender.pid}.`));
+  if (dump === undefined) throw new Error(`${build}: callgrind wrote no dump for process ${contender.pid} (found: ${readdirSync(options.dir).join(', ') || 'nothing'})`);
+  const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(options.dir, dump)], { maxBuffer: 1 << 28 }).toString();
+  let total = Number.NaN;
+  let compiler = 0;
+  for (const line of annotated.split('\n')) {
+    const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (row === null) continue;
+    const instructions = Number(row[1]!.replace(/,/g, ''));
+    if (row[2] === 'PROGRAM TOTALS') total = instructions;
+    else if (compilerFunction.test(row[2]!)) compiler += instructions;
+  }
+  const requests = counted.requests.total;
+  return { build, requests, failed: counted.non2xx + counted.errors, total: total / requests, compiler: compiler / requests };
+}
+
+function send(contender: Contender, options: CountOptions, amount: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: contender.url,
+    connections: 50,
+    amount,
+    headers: { authorization: `Bearer ${options.token}` },
+    requests: options.workload.requests(contender, options.ids),
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

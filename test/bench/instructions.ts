@@ -11,7 +11,7 @@
  *   apt-get install valgrind            (the tests do not need it)
  *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W3] [warm] [count]
  *
- * Builds are named as for ab.ts (builds.ts). A run takes about half a minute per build.
+ * Builds are named as for ab.ts (builds.ts). Each takes under a minute.
  */
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';

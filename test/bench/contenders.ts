@@ -12,7 +12,11 @@ import { seedPlants } from './seed-plants.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const STARTUP_TIMEOUT_MS = 180_000;
-/** HOST of every server child (the Koa floor and the bare server listen there whatever it says). */
+/**
+ * HOST of every server child. The Koa floor and the bare server listen there whatever it
+ * says; they get it so that valgrind's control pipe, named after HOST, is found
+ * (instructions.ts).
+ */
 export const LOOPBACK = '127.0.0.1';
 
 export interface Memory {

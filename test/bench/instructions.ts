@@ -3,13 +3,14 @@
  * this machine's noise does not move (the Koa floor's W3 repeats within 0.3 %, where its
  * CPU time a request moves by ±30 % from one round to the next), for changes too small for
  * the CPU-second A/B (ab.ts). Each build runs alone under callgrind, counting off; after
- * `warm` requests the count is switched on for `count` more. What V8's optimizing compilers
- * still do then (code first made hot late, such as once-a-turn work) is reported apart, and
- * "steady" is the rest. Only user space is counted: the kernel's share (the socket writes)
- * and cache misses are not, so a ratio here is no CPU-second ratio.
+ * `warm` requests the count is switched on for `count` more. The own cost of the functions
+ * in V8's compiler namespaces (code first made hot late, such as once-a-turn work, is still
+ * being optimized then) is reported apart, and "steady" is the rest. Only user space is
+ * counted, all threads: kernel work (socket reads and writes, wake-ups) and cache misses are
+ * not, so a ratio here is no CPU-second ratio.
  *
  *   apt-get install valgrind            (the tests do not need it)
- *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W3] [warm] [count]
+ *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W1|W2|W3|W4] [warm] [count]
  *
  * Builds are named as for ab.ts (builds.ts). Each takes under a minute.
  */
@@ -27,14 +28,14 @@ import { FIRST_WRITE_ID } from './seed-plants.js';
 interface Count {
   readonly build: string;
   readonly requests: number;
-  readonly failed: number;
   /** Instructions a request, all threads. */
   readonly total: number;
   /** Of which V8's optimizing compilers. */
   readonly compiler: number;
 }
 
-// TurboFan, Turboshaft and Maglev: their functions live in these namespaces.
+// TurboFan, Turboshaft and Maglev: their functions live in these namespaces (what they call
+// elsewhere, such as memory allocation, stays in "steady").
 const compilerFunction = /v8::internal::(compiler|turboshaft|maglev)::/;
 
 async function main(): Promise<void> {
@@ -63,7 +64,7 @@ function report(c: Count, first: Count): string {
   const ratio = steady / (first.total - first.compiler);
   return (
     `${Math.round(steady)} instructions a request steady, ${ratio.toFixed(3)}x the first` +
-    ` (total ${Math.round(c.total)}, compilers ${Math.round(c.compiler)}; ${c.requests} requests${c.failed > 0 ? `, ${c.failed} FAILED` : ''})`
+    ` (total ${Math.round(c.total)}, compilers ${Math.round(c.compiler)}; ${c.requests} requests)`
   );
 }
 
@@ -80,15 +81,20 @@ async function countBuild(build: string, index: number, options: CountOptions): 
   const prefix = join(options.dir, 'vgdb');
   const launcher = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--vgdb-prefix=${prefix}`, `--callgrind-out-file=${join(options.dir, 'callgrind.%p')}`];
   const contender = await startBuild(build, index, options.token, launcher);
-  // valgrind names its control pipe after HOST too: callgrind_control must see the child's.
+  // valgrind names its control pipe after HOST too: callgrind_control must see the child's
+  // (a build given another HOST after `@` cannot be counted).
   const env = { ...process.env, HOST: LOOPBACK };
-  const control = (...args: string[]) => execFileSync('callgrind_control', [`--vgdb-prefix=${prefix}`, ...args, String(contender.pid)], { env, stdio: 'ignore' });
+  // callgrind_control exits 0 whatever happens; only its "OK." says the command was carried out.
+  const control = (command: string) => {
+    const said = execFileSync('callgrind_control', [`--vgdb-prefix=${prefix}`, command, String(contender.pid)], { env, encoding: 'utf8', timeout: 60_000 });
+    if (!said.includes('OK.')) throw new Error(`${build}: callgrind_control ${command} failed: ${said.trim()}`);
+  };
   let counted: autocannon.Result;
   try {
-    await send(contender, options, options.warm);
+    expectAnswered(build, 'warm-up', await send(contender, options, options.warm), options.warm);
     control('--instr=on');
     control('--zero');
-    counted = await send(contender, options, options.count);
+    counted = expectAnswered(build, 'counted run', await send(contender, options, options.count), options.count);
     control('--dump');
   } finally {
     await contender.stop();
@@ -105,8 +111,18 @@ async function countBuild(build: string, index: number, options: CountOptions): 
     if (row[2] === 'PROGRAM TOTALS') total = instructions;
     else if (compilerFunction.test(row[2]!)) compiler += instructions;
   }
+  if (!(total > 0)) throw new Error(`${build}: no program total in callgrind's dump`);
   const requests = counted.requests.total;
-  return { build, requests, failed: counted.non2xx + counted.errors, total: total / requests, compiler: compiler / requests };
+  return { build, requests, total: total / requests, compiler: compiler / requests };
+}
+
+/** A count is only of requests answered as they should be: a cheap error answer would lower it. */
+function expectAnswered(build: string, what: string, result: autocannon.Result, amount: number): autocannon.Result {
+  const failed = result.non2xx + result.errors;
+  if (failed > 0 || result.requests.total !== amount) {
+    throw new Error(`${build}: ${what}: ${result.requests.total} of ${amount} requests done, ${failed} not answered with a 2xx`);
+  }
+  return result;
 }
 
 function send(contender: Contender, options: CountOptions, amount: number): Promise<autocannon.Result> {

@@ -30,8 +30,7 @@ export function bearerAuth(verifier: TokenVerifier, onFailure: (ctx: Context) =>
     }
     const verdict = bearerVerdict(header, verifier);
     if (verdict instanceof Promise) return verdict.then((settled) => settle(ctx, settled, onFailure));
-    settle(ctx, verdict, onFailure);
-    return undefined;
+    return settle(ctx, verdict, onFailure);
   };
 }
 

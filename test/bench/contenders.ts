@@ -78,7 +78,7 @@ export function startPlantStore(options: NodeContenderOptions): Promise<Contende
   });
 }
 
-/** Koa + @koa/router with the bearer check and nothing else, W1 and W3 only (koa-floor-server.js). */
+/** Koa + @koa/router with the bearer check and nothing else, W1 to W3 (koa-floor-server.js). */
 export function startKoaFloor(options: NodeContenderOptions): Promise<Contender> {
   return startNodeChild(join(here, 'koa-floor-server.js'), options, { PLANT_STORE_TOKENS: options.token, PORT: '0', HOST: LOOPBACK });
 }
@@ -141,7 +141,7 @@ function nodeContender(name: string, child: ChildProcess, ready: Extract<FromSer
   return {
     name,
     pid,
-    url: `http://127.0.0.1:${ready.port}`,
+    url: `http://${LOOPBACK}:${ready.port}`,
     preloadSeconds: ready.preloadSeconds,
     storage: ready.storage,
     listPath: (limit) => `/plants?limit=${limit}`,

@@ -30,7 +30,7 @@ interface Count {
   readonly requests: number;
   /** Instructions a request, all threads. */
   readonly total: number;
-  /** Of which V8's optimizing compilers. */
+  /** Of which the own cost of the functions in V8's compiler namespaces. */
   readonly compiler: number;
 }
 
@@ -40,7 +40,7 @@ const compilerFunction = /v8::internal::(compiler|turboshaft|maglev)::/;
 
 async function main(): Promise<void> {
   const [builds, id = 'W3', warm = '20000', count = '4000'] = process.argv.slice(2);
-  if (builds === undefined) throw new Error('usage: instructions.js <build>,<build>… [W1|W2|W3] [warm-up requests] [counted requests]');
+  if (builds === undefined) throw new Error('usage: instructions.js <build>,<build>… [W1|W2|W3|W4] [warm-up requests] [counted requests]');
   const workload = workloads[id as WorkloadId];
   if (workload === undefined) throw new Error(`no workload ${id}`);
   const token = randomBytes(32).toString('base64url');

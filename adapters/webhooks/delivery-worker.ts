@@ -1,4 +1,4 @@
-import { goneEndpoints, verdictOf, type DeliveryOutbox, type DeliveryOutcome, type OutboxClaim, type PendingDelivery } from '../../core/index.js';
+import { verdictOf, type DeliveryOutbox, type DeliveryOutcome, type OutboxClaim, type PendingDelivery } from '../../core/index.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 /** The slice of pino the worker logs with. */
@@ -18,6 +18,8 @@ export interface DeliveryWorkerOptions {
   /** The longest an attempt takes; a claim lasts this plus room for writing the outcome. */
   readonly timeoutMs: number;
   readonly log: DeliveryLog;
+  /** The time now, in ms since the epoch; a test or a simulation passes its own clock. */
+  readonly clock?: () => number;
 }
 
 /** How often an idle worker looks for due deliveries (retries fall due without a change to wake it). */
@@ -37,15 +39,16 @@ const DEFAULT_CALL_TIMEOUT_MS = 5_000;
  * storage that is down is tried again after the poll interval.
  */
 export class DeliveryWorker {
-  /** Endpoints that answered 410 Gone; rebuilt from the failed deliveries at start. */
-  private readonly gone = new Set<string>();
   private readonly endpoints: ReadonlySet<string>;
   /**
    * How long a claim lasts: the attempt, then a wait for a free outcome write and the write
    * itself (a storage call, repeated once when a change of the plant came in between).
-   * Past it another server may take the plant and send its deliveries again.
+   * Past it another server may take the plant and send its deliveries again; a settle
+   * after that writes nothing (see DeliveryOutbox.settle).
    */
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
+  private readonly clock: () => number;
+  private readonly settling: Slots;
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -53,7 +56,10 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.endpoints = new Set(options.endpoints);
-    this.leaseMs = options.timeoutMs + 2 * (options.outbox.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS) + 1_000;
+    // The claim's own three calls, the attempt, the outcome write and one repeat of it.
+    this.leaseMs = options.timeoutMs + 5 * (options.outbox.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS) + 1_000;
+    this.clock = options.clock ?? Date.now;
+    this.settling = new Slots(options.outbox.settleConcurrency ?? DEFAULT_SETTLE_CONCURRENCY);
   }
 
   start(): void {
@@ -69,9 +75,8 @@ export class DeliveryWorker {
   }
 
   /** Makes every failed delivery pending again and sends to endpoints that had answered 410 again; returns how many. */
-  async retryFailed(now = Date.now()): Promise<number> {
-    const count = await this.options.outbox.retryFailed(now);
-    this.gone.clear();
+  async retryFailed(): Promise<number> {
+    const count = await this.options.outbox.retryFailed(this.clock());
     this.wake();
     return count;
   }
@@ -85,44 +90,43 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
-    const { outbox, log } = this.options;
-    await this.recallGoneEndpoints();
-    const settling = new Slots(outbox.settleConcurrency ?? DEFAULT_SETTLE_CONCURRENCY);
     while (this.running) {
       this.woken = false;
-      let claims: OutboxClaim[] = [];
+      let claimed = 0;
       try {
-        claims = await outbox.claim(Date.now(), this.leaseMs, BATCH_SIZE);
-        // Each plant's outcomes are written as soon as its own attempts end, not after the
-        // slowest of the batch: a claim is settled well inside its lease.
-        await Promise.all(
-          claims.map(async (claim) => {
-            const outcomes = await Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery)));
-            // Each on its own: one failed write must not send the rest of the batch again.
-            await settling.run(() =>
-              outbox.settle(claim, outcomes).catch((error: unknown) => {
-                log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
-              }),
-            );
-          }),
-        );
+        claimed = await this.deliverDue();
       } catch (error) {
-        log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
-        claims = [];
+        this.options.log.warn({ err: error }, 'webhook deliveries could not be read or written; trying again');
       }
       // A full batch: more is waiting, go on. Otherwise wait for a change or the poll.
-      if (claims.length >= BATCH_SIZE) continue;
+      if (claimed >= BATCH_SIZE) continue;
       if (!this.woken) await this.idle(POLL_MS);
     }
   }
 
-  /** A 410 outlives a restart: the failed delivery it left names the endpoint. */
-  private async recallGoneEndpoints(): Promise<void> {
-    try {
-      for (const endpoint of goneEndpoints((await this.options.outbox.state()).failed)) this.gone.add(endpoint);
-    } catch (error) {
-      this.options.log.warn({ err: error }, 'could not read which webhook endpoints answered 410 Gone; trying them again');
-    }
+  /**
+   * One round: claims due plants, makes one attempt per claimed delivery (endpoints in
+   * parallel), and writes each plant's outcomes as soon as its own attempts end, not after
+   * the slowest of the batch. Returns how many plants it claimed.
+   */
+  async deliverDue(): Promise<number> {
+    const { outbox, log } = this.options;
+    const claims = await outbox.claim(this.clock(), this.leaseMs, BATCH_SIZE);
+    if (claims.length === 0) return 0;
+    // Read after the claim, so a mark cleared by a retry before it is not used.
+    const gone = new Set(await outbox.goneEndpoints());
+    await Promise.all(
+      claims.map(async (claim) => {
+        const outcomes = await Promise.all(claim.deliveries.map((delivery) => this.attempt(claim, delivery, gone)));
+        // Each on its own: one failed write must not send the rest of the batch again.
+        await this.settling.run(() =>
+          outbox.settle(claim, outcomes).catch((error: unknown) => {
+            log.warn({ err: error, plantId: claim.plantId }, 'a webhook outcome could not be written; the delivery will be repeated when its claim lapses');
+          }),
+        );
+      }),
+    );
+    return claims.length;
   }
 
   private idle(ms: number): Promise<void> {
@@ -136,7 +140,7 @@ export class DeliveryWorker {
     });
   }
 
-  private async attempt(claim: OutboxClaim, delivery: PendingDelivery): Promise<DeliveryOutcome> {
+  private async attempt(claim: OutboxClaim, delivery: PendingDelivery, gone: Set<string>): Promise<DeliveryOutcome> {
     const { log, retrySchedule } = this.options;
     const attempt = delivery.attempts + 1;
     const fields = { webhookId: delivery.id, event: delivery.event.type, plantId: claim.plantId, endpoint: hostOf(delivery.endpoint), attempt };
@@ -144,14 +148,18 @@ export class DeliveryWorker {
       log.error(fields, 'webhook delivery failed: its endpoint is no longer configured');
       return { id: delivery.id, result: 'failed', error: 'endpoint no longer configured' };
     }
-    if (this.gone.has(delivery.endpoint)) {
+    if (gone.has(delivery.endpoint)) {
       return { id: delivery.id, result: 'failed', error: 'endpoint disabled: it answered 410 Gone' };
     }
     const answer = await this.options.sender.send(delivery);
-    const { outcome, endpointGone } = verdictOf(delivery, answer, retrySchedule, Date.now());
+    const { outcome, endpointGone } = verdictOf(delivery, answer, retrySchedule, this.clock());
     const logged = { ...fields, status: answer.status, durationMs: answer.durationMs, ...(answer.error !== undefined && { error: answer.error }) };
     if (endpointGone) {
-      this.gone.add(delivery.endpoint);
+      gone.add(delivery.endpoint);
+      // Marked before the outcome is written: every server stops sending to it.
+      await this.options.outbox.markGone(delivery.endpoint, this.clock()).catch((error: unknown) => {
+        log.warn({ err: error, endpoint: fields.endpoint }, 'could not record that a webhook endpoint answered 410 Gone; its next deliveries will be tried');
+      });
       log.error(logged, 'webhook endpoint answered 410 Gone: no more deliveries to it until failed deliveries are retried');
     } else if (outcome.result === 'delivered') log.info(logged, 'webhook delivered');
     else if (outcome.result === 'failed') log.error(logged, `webhook delivery failed after ${attempt} attempts`);

@@ -32,8 +32,3 @@ export function verdictOf(delivery: PendingDelivery, answer: AttemptAnswer, sche
   if (delay === undefined) return { outcome: { ...base, result: 'failed' }, endpointGone: false };
   return { outcome: { ...base, result: 'retry', dueAt: now + delay }, endpointGone: false };
 }
-
-/** Endpoints a failed delivery shows to be gone (410): after a restart they stay stopped until failed deliveries are retried. */
-export function goneEndpoints(failed: readonly { readonly endpoint: string; readonly lastStatus?: number }[]): Set<string> {
-  return new Set(failed.filter((delivery) => delivery.lastStatus === 410).map((delivery) => delivery.endpoint));
-}

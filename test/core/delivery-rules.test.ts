@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { goneEndpoints, nextDeliveries, retried, settled, verdictOf, withDeliveries, type PendingDelivery } from '../../core/index.js';
+import { nextDeliveries, retried, settled, verdictOf, withDeliveries, type PendingDelivery } from '../../core/index.js';
 
 const delivery = (id: string, type: 'plant.created' | 'plant.deleted', attempts = 0): PendingDelivery => ({
   id,
@@ -26,9 +26,6 @@ describe('core: what an attempt comes to (the contract\'s delivery rules)', () =
     expect(verdictOf(delivery('a', 'plant.created', 0), { status: 500 }, schedule, 1_000).outcome).to.include({ result: 'retry', dueAt: 6_000 });
     expect(verdictOf(delivery('a', 'plant.created', 1), { error: 'no answer within 10000 ms' }, schedule, 1_000).outcome).to.include({ result: 'retry', dueAt: 301_000 });
     expect(verdictOf(delivery('a', 'plant.created', 2), { status: 307, error: 'redirect not followed' }, schedule, 1_000).outcome).to.include({ result: 'failed', status: 307 });
-  });
-  it('the gone endpoints are those a failed delivery last got 410 from', () => {
-    expect([...goneEndpoints([{ endpoint: 'x', lastStatus: 410 }, { endpoint: 'y', lastStatus: 500 }, { endpoint: 'z' }])]).to.deep.equal(['x']);
   });
 });
 

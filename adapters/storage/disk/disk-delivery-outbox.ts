@@ -24,6 +24,8 @@ import { reading, writing } from './disk-errors.js';
  */
 export class DiskDeliveryOutbox implements DeliveryOutbox {
   private readonly records: Database<OutboxRecord, number>;
+  /** Endpoints that answered 410 Gone, by URL: when (ms since the epoch). */
+  private readonly endpoints: Database<number, string>;
   /**
    * Claims, by plant, kept in memory only: the directory's lock means no other process
    * works on it, and a claim cannot outlive the process that made it. So claiming writes
@@ -54,6 +56,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     readonly callTimeoutMs: number,
   ) {
     this.records = root.openDB<OutboxRecord, number>({ name: 'outbox' });
+    this.endpoints = root.openDB<number, string>({ name: 'gone-endpoints' });
   }
 
   /**
@@ -134,6 +137,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   retryFailed(now: number): Promise<number> {
     const notes: [number, OutboxRecord][] = [];
     return this.transaction(notes, () => {
+      for (const endpoint of this.endpoints.getKeys()) void this.endpoints.remove(endpoint);
       let total = 0;
       for (const { key, value } of this.records.getRange()) {
         const { record, count } = retried(value, now);
@@ -145,6 +149,17 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       }
       return total;
     });
+  }
+
+  async goneEndpoints(): Promise<ReadonlySet<string>> {
+    return reading(() => {
+      if (this.isClosed()) throw new Error('the disk storage is closed');
+      return new Set(this.endpoints.getKeys());
+    });
+  }
+
+  async markGone(endpoint: string, now: number): Promise<void> {
+    await this.transaction([], () => void this.endpoints.put(endpoint, now));
   }
 
   /** A write of the outbox's own; `notes` (filled by `work`) reach the index once it is on disk. */

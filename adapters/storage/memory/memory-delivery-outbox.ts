@@ -27,6 +27,8 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
    * deliveries kept for operators, however many, cost a claim nothing.
    */
   private readonly scheduled = new Set<number>();
+  /** Endpoints that answered 410 Gone. */
+  private readonly gone = new Set<string>();
   /** Every call is answered at once. */
   readonly callTimeoutMs = 0;
 
@@ -61,6 +63,7 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
   }
 
   async retryFailed(now: number): Promise<number> {
+    this.gone.clear();
     let total = 0;
     for (const [plantId, record] of this.records) {
       const { record: next, count } = retried(record, now);
@@ -68,6 +71,14 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
       total += count;
     }
     return total;
+  }
+
+  async goneEndpoints(): Promise<ReadonlySet<string>> {
+    return new Set(this.gone);
+  }
+
+  async markGone(endpoint: string): Promise<void> {
+    this.gone.add(endpoint);
   }
 
   /** Keeps `scheduled` in step with the records; undefined removes the plant's record. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import {
   nextDeliveries,
+  withDeliveries,
   retried,
   settled,
   stateOf,
@@ -13,6 +14,7 @@ import {
 } from '../../../core/index.js';
 import { insertEach } from './insert-each.js';
 import { withDeadline } from './mongo-errors.js';
+import { asRead, outboxFields, recordOf } from './mongo-outbox-writes.js';
 import type { PlantDocument } from './plant-document.js';
 
 /** Finds the plants with deliveries due; plants without any have no `due` and stay out of the way. */
@@ -20,7 +22,7 @@ export const DUE_INDEX = { key: { due: 1 }, name: 'due_1' } as const;
 // A worker's conditional write loses to a concurrent change of the same plant; it re-reads and tries again.
 const SETTLE_ATTEMPTS = 5;
 
-/** A server's hold on one plant's deliveries: `_id` is the plant id, so one lease per plant. */
+/** A claim's hold on one plant, for choosing one claim among servers: `_id` is the plant id. */
 export interface LeaseDocument {
   _id: number;
   lease: string;
@@ -28,19 +30,24 @@ export interface LeaseDocument {
   until: number;
 }
 
-const recordOf = (document: PlantDocument): OutboxRecord => ({
-  deliveries: document.outbox ?? [],
-  ...(document.due !== undefined && { dueAt: document.due }),
-});
+/** An endpoint that answered 410 Gone; `_id` is its URL. */
+export interface EndpointDocument {
+  _id: string;
+  /** When it answered 410 (ms since the epoch). */
+  goneAt: number;
+}
 
 /**
  * The outbox of the MongoDB storage, kept inside the plants' documents (see
- * mongo-outbox-writes.ts). Several servers may share the database. A claim inserts one
- * lease document per plant into a collection of its own: the unique `_id` index lets one
- * insert win, on MongoDB and on stand-ins whose conditional updates are not atomic
- * (FerretDB 1.x), and a lease left by a dead server is removed once past its time. Every
- * write the worker makes to a plant's document is conditional on its version `v`, which
- * every change of the outbox bumps, so the worker never undoes a change it did not see.
+ * mongo-outbox-writes.ts). Several servers may share the database; each write below is one
+ * single-document operation, atomic on MongoDB (see docs for what FerretDB 1.x does not
+ * make atomic):
+ * - a claim stamps its lease into each due document whose lease is absent or lapsed, so one
+ *   claim at a time holds a plant (a lease document per plant, whose unique `_id` lets one
+ *   insert win, first picks one claim among servers even where updates are not atomic);
+ * - a settle writes only while the document still carries its lease and the version it read:
+ *   after another claim took the plant, or a new plant took the id, it writes nothing.
+ * Endpoints that answered 410 are kept in a collection of their own, for every server.
  */
 export class MongoDeliveryOutbox implements DeliveryOutbox {
   /** The documents as this server's claims read them, by lease and plant: settling needs no re-read. */
@@ -49,32 +56,45 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
   constructor(
     private readonly collection: Collection<PlantDocument>,
     private readonly leases: Collection<LeaseDocument>,
+    private readonly endpoints: Collection<EndpointDocument>,
     readonly callTimeoutMs: number,
+    /** Picks among the candidates; a simulation passes a seeded one to replay a schedule. */
+    private readonly random: () => number = Math.random,
   ) {}
 
   async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
-    // Four calls per batch, whatever its size: due candidates, lapsed leases among them
-    // removed, one insert of a lease per candidate (the taken ones refused), and a read of
-    // the plants this server got.
+    // Five calls per batch, whatever its size: due candidates; lapsed leases among them
+    // removed; one lease document inserted per candidate (the unique `_id` index refuses
+    // the taken ones, atomically even on stand-ins whose conditional updates are not, such
+    // as FerretDB 1.x); the lease stamped into the plants won (only where no live lease is,
+    // atomic per document on MongoDB: the stamp is what a settle checks); a read of them.
     const candidates = await this.call((signal) =>
       this.collection.find({ due: { $lte: now } }, { sort: { due: 1 }, limit: limit * 2, projection: { _id: 1 }, signal }).toArray(),
     );
     if (candidates.length === 0) return [];
     // Servers see the same candidates: shuffled, each mostly takes plants the others do not.
-    const ids = shuffled(candidates.map((candidate) => candidate._id)).slice(0, limit);
+    const ids = shuffled(candidates.map((candidate) => candidate._id), this.random).slice(0, limit);
     await this.call(() => this.leases.deleteMany({ _id: { $in: ids }, until: { $lt: now } }));
     const lease = randomUUID();
-    const won = await this.insertLeases(ids.map((_id) => ({ _id, lease, until: now + leaseMs })));
+    const leaseUntil = now + leaseMs;
+    const won = await this.insertLeases(ids.map((_id) => ({ _id, lease, until: leaseUntil })));
     if (won.length === 0) return [];
-    const documents = await this.call((signal) => this.collection.find({ _id: { $in: won } }, { signal }).toArray());
+    const free = { _id: { $in: won }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] } as Filter<PlantDocument>;
+    await this.call(() => this.collection.updateMany(free, { $set: { lease, leaseUntil } }));
+    const documents = await this.call((signal) => this.collection.find({ _id: { $in: won }, lease } as Filter<PlantDocument>, { signal }).toArray());
     const claims: OutboxClaim[] = [];
     for (const document of documents) {
       const deliveries = nextDeliveries(recordOf(document), now);
-      if (deliveries.length === 0) continue;
+      if (deliveries.length === 0) {
+        // Settled by the previous holder since the candidates were read, or its `due` was
+        // early (written before these invariants held): set it right and let go.
+        await this.write(document, withDeliveries(recordOf(document), []), lease);
+        continue;
+      }
       this.claimed.set(`${lease}/${document._id}`, document);
-      claims.push({ plantId: document._id, lease, leaseUntil: now + leaseMs, deliveries });
+      claims.push({ plantId: document._id, lease, leaseUntil, deliveries });
     }
-    // Settled by the previous holder since the candidates were read: nothing to do, let go.
+    // Lease documents of plants not claimed after all (gone, or not due any more).
     const idle = won.filter((id) => !claims.some((claim) => claim.plantId === id));
     if (idle.length > 0) await this.call(() => this.leases.deleteMany({ _id: { $in: idle }, lease }));
     return claims;
@@ -84,16 +104,27 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     // First against the document as claimed (one write); re-read only if a change came in between.
     let document: PlantDocument | null | undefined = this.claimed.get(`${claim.lease}/${claim.plantId}`);
     this.claimed.delete(`${claim.lease}/${claim.plantId}`);
-    let written = false;
-    for (let attempt = 0; attempt < SETTLE_ATTEMPTS && !written; attempt++) {
+    for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
       document ??= await this.read(claim.plantId);
-      if (document === null) break;
-      written = await this.replaceOutbox(document, settled(recordOf(document), outcomes));
+      // Another claim took the plant after this one lapsed, or the id now holds a new plant.
+      if (document === null || document.lease !== claim.lease) {
+        await this.releaseLease(claim);
+        return false;
+      }
+      if (await this.write(document, settled(recordOf(document), outcomes), claim.lease)) {
+        await this.releaseLease(claim);
+        return true;
+      }
       document = undefined;
     }
-    // A lease left behind (this call failing) only delays the plant's next attempt until it lapses.
+    // Left claimed: the plant is claimed again once the lease lapses, and sent again.
+    return false;
+  }
+
+  /** Lets the lease document go once the plant's own stamp is released (or was taken over). */
+  private async releaseLease(claim: { plantId: number; lease: string }): Promise<void> {
+    // A lease document left behind (this call failing) only delays the plant until it lapses.
     await this.call(() => this.leases.deleteOne({ _id: claim.plantId, lease: claim.lease })).catch(() => {});
-    return written;
   }
 
   async state(): Promise<DeliveryState> {
@@ -102,6 +133,7 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
   }
 
   async retryFailed(now: number): Promise<number> {
+    await this.call(() => this.endpoints.deleteMany({}));
     const documents = await this.call((signal) =>
       this.collection.find({ 'outbox.failed': true } as Filter<PlantDocument>, { projection: { _id: 1 }, signal }).toArray(),
     );
@@ -112,13 +144,23 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
         if (document === null) break;
         const { record, count } = retried(recordOf(document), now);
         if (count === 0) break;
-        if (await this.replaceOutbox(document, record)) {
+        // A claim holding the plant keeps it: its settle re-reads and finds these pending.
+        if (await this.write(document, record)) {
           total += count;
           break;
         }
       }
     }
     return total;
+  }
+
+  async goneEndpoints(): Promise<ReadonlySet<string>> {
+    const documents = await this.call((signal) => this.endpoints.find({}, { signal }).toArray());
+    return new Set(documents.map((document) => document._id));
+  }
+
+  async markGone(endpoint: string, now: number): Promise<void> {
+    await this.call(() => this.endpoints.updateOne({ _id: endpoint }, { $set: { goneAt: now } }, { upsert: true }));
   }
 
   private call<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -135,25 +177,24 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     return this.call((signal) => this.collection.findOne({ _id: id }, { signal }));
   }
 
-  /** Writes `next` as the document's outbox if nobody changed it since it was read; a done tombstone goes. */
-  private async replaceOutbox(document: PlantDocument, next: OutboxRecord | undefined): Promise<boolean> {
-    const unchanged = { _id: document._id, v: document.v ?? { $exists: false } } as Filter<PlantDocument>;
+  /**
+   * Writes `next` as the document's outbox if the document is still as read (and, with
+   * `lease`, still held by it, which the write releases); a tombstone with nothing left goes.
+   */
+  private async write(document: PlantDocument, next: OutboxRecord | undefined, lease?: string): Promise<boolean> {
+    const unchanged = lease === undefined ? asRead(document) : ({ ...asRead(document), lease } as Filter<PlantDocument>);
     if (next === undefined && document.gone === true) {
-      const deleted = await this.call(() => this.collection.deleteOne(unchanged));
-      return deleted.deletedCount === 1;
+      return (await this.call(() => this.collection.deleteOne(unchanged))).deletedCount === 1;
     }
-    const update: UpdateFilter<PlantDocument> =
-      next === undefined
-        ? { $inc: { v: 1 }, $unset: { outbox: '', due: '' } }
-        : { $inc: { v: 1 }, $set: { outbox: [...next.deliveries], ...(next.dueAt !== undefined && { due: next.dueAt }) }, ...(next.dueAt === undefined && { $unset: { due: '' } }) };
-    const updated = await this.call(() => this.collection.updateOne(unchanged, update));
-    return updated.matchedCount === 1;
+    const { set, unset } = outboxFields(next);
+    const update: UpdateFilter<PlantDocument> = { $set: set, $unset: lease === undefined ? unset : { ...unset, lease: '', leaseUntil: '' } };
+    return (await this.call(() => this.collection.updateOne(unchanged, update))).matchedCount === 1;
   }
 }
 
-function shuffled<T>(items: T[]): T[] {
+function shuffled<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
+    const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
   return items;

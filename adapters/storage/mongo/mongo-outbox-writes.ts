@@ -1,37 +1,68 @@
-import type { Collection, UpdateFilter } from 'mongodb';
-import type { PendingDelivery, Plant } from '../../../core/index.js';
+import type { Collection, Filter, UpdateFilter } from 'mongodb';
+import { ErrorCode, PlantStoreError, withDeliveries, type OutboxRecord, type PendingDelivery, type Plant } from '../../../core/index.js';
 import { isDuplicateKey } from './mongo-errors.js';
-import { toDocument, type PlantDocument } from './plant-document.js';
+import { freshVersion, toDocument, type PlantDocument } from './plant-document.js';
 
 // Changes that carry deliveries, on a database without multi-document transactions: the
 // deliveries live inside the plant's own document, so a change and its deliveries are one
 // single-document write, which MongoDB applies atomically (FerretDB 1.x, the tests' stand-in,
-// does not always under concurrency: see the README). A deleted plant
-// with deliveries left becomes a tombstone (`gone`, no name or tag) until they are done;
-// readers skip tombstones and the worker removes them.
+// does not always under concurrency: see docs). A deleted plant with deliveries left becomes
+// a tombstone (`gone`, no name or tag) until they are done; readers skip tombstones and the
+// worker removes them. Invariants every write keeps:
+// - `due` is exactly the earliest due time of the deliveries that may go now (per endpoint
+//   the oldest, unless failed), and absent when none may: a delivery queued behind a failing
+//   one is not due, so it cannot fill a worker's batch with nothing to send.
+// - A tombstone holds an outbox: one whose outbox went empty is deleted, never left behind.
+// - A write computed from a read of the document is conditional on its version `v`.
 
-const earliest = (deliveries: readonly PendingDelivery[]) => Math.min(...deliveries.map((delivery) => delivery.dueAt));
+/** Rounds a write may lose to concurrent changes of the same plant before it gives up. */
+const ROUNDS = 8;
+
+/** The fields that hold `record` (or none), for `$set` and `$unset`, with a fresh version. */
+export function outboxFields(record: OutboxRecord | undefined): { set: Partial<PlantDocument>; unset: Record<string, ''> } {
+  const set: Partial<PlantDocument> = { v: freshVersion() };
+  const unset: Record<string, ''> = {};
+  if (record === undefined) Object.assign(unset, { outbox: '', due: '' });
+  else {
+    set.outbox = [...record.deliveries];
+    if (record.dueAt === undefined) unset.due = '';
+    else set.due = record.dueAt;
+  }
+  return { set, unset };
+}
+
+/** The document's outbox as the core's record. */
+export const recordOf = (document: PlantDocument): OutboxRecord => ({
+  deliveries: document.outbox ?? [],
+  ...(document.due !== undefined && { dueAt: document.due }),
+});
+
+/** Matches the document only as it was read: same version (or, like it, none). */
+export const asRead = (document: PlantDocument): Filter<PlantDocument> =>
+  ({ _id: document._id, v: document.v ?? { $exists: false } }) as Filter<PlantDocument>;
 
 /** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
 export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
-  const withOutbox: PlantDocument = deliveries.length === 0 ? toDocument(plant) : { ...toDocument(plant), outbox: [...deliveries], due: earliest(deliveries), v: 1 };
-  // The id is free (inserted), held by a tombstone (revived by one conditional update) or by
-  // a live plant (refused). A tombstone removed by a worker between the insert and the
-  // revive leaves the id free: the insert is tried once more, so a free id is never refused.
-  // The revive is tried on every refused insert: another server sharing the database may
-  // have left the tombstone, so no flag of this process can say there is none. (Imports go
-  // through addMany, which never revives: a refused create is the API's 409 path only.)
-  const revive: UpdateFilter<PlantDocument> = {
-    $set: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
-    $unset: { gone: '', ...(plant.tag === undefined && { tag: '' }) },
-    $inc: { v: 1 },
-    ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
-  };
-  for (let round = 0; round < 2; round++) {
-    if (await inserted(collection, withOutbox)) return true;
-    if (round === 0 && (await collection.updateOne({ _id: plant.id, gone: true }, revive)).matchedCount === 1) return true;
+  const record = withDeliveries(undefined, deliveries);
+  const fresh: PlantDocument = record === undefined ? toDocument(plant) : { ...toDocument(plant), ...outboxFields(record).set };
+  // The id is free (inserted), held by a live plant (refused), or by a tombstone: revived
+  // with the tombstone's deliveries first, so the deletion still goes out before this
+  // creation. The revive is tried on every refused insert: another server sharing the
+  // database may have left the tombstone. (Imports go through addMany, which never revives.)
+  for (let round = 0; round < ROUNDS; round++) {
+    if (await inserted(collection, fresh)) return true;
+    const current = await collection.findOne({ _id: plant.id });
+    // Removed by a worker since the insert was refused: the id is free again.
+    if (current === null) continue;
+    if (current.gone !== true) return false;
+    const { set, unset } = outboxFields(withDeliveries(recordOf(current), deliveries));
+    const update: UpdateFilter<PlantDocument> = {
+      $set: { ...set, name: plant.name, ...(plant.tag !== undefined && { tag: plant.tag }) },
+      $unset: { ...unset, gone: '', ...(plant.tag === undefined && { tag: '' }) },
+    };
+    if ((await collection.updateOne({ ...asRead(current), gone: true }, update)).matchedCount === 1) return true;
   }
-  return false;
+  throw contention(plant.id);
 }
 
 async function inserted(collection: Collection<PlantDocument>, document: PlantDocument): Promise<boolean> {
@@ -46,17 +77,31 @@ async function inserted(collection: Collection<PlantDocument>, document: PlantDo
 
 /** Deletes the plant, or turns it into a tombstone holding its deliveries; false when no live plant has the id. */
 export async function removeWithDeliveries(collection: Collection<PlantDocument>, id: number, deliveries: readonly PendingDelivery[]): Promise<boolean> {
-  // Nothing to record and nothing waiting: a plain delete, as without webhooks.
-  if (deliveries.length === 0) {
-    const deleted = await collection.deleteOne({ _id: id, gone: { $exists: false }, outbox: { $exists: false } });
-    if (deleted.deletedCount === 1) return true;
+  const alone = withDeliveries(undefined, deliveries);
+  const nothingWaiting = { _id: id, gone: { $exists: false }, outbox: { $exists: false } } as Filter<PlantDocument>;
+  for (let round = 0; round < ROUNDS; round++) {
+    // Nothing waiting for the plant: one write. A plain delete when this change records
+    // nothing either (as without webhooks); a tombstone of this change's deliveries otherwise.
+    if (alone === undefined) {
+      if ((await collection.deleteOne(nothingWaiting)).deletedCount === 1) return true;
+    } else if ((await collection.updateOne(nothingWaiting, tombstone(alone))).matchedCount === 1) return true;
+    // Deliveries are waiting: the tombstone keeps them, this change's behind them.
+    const current = await collection.findOne({ _id: id });
+    if (current === null || current.gone === true) return false;
+    const record = withDeliveries(recordOf(current), deliveries);
+    // The worker emptied the outbox since: the one-write path above applies now.
+    if (record === undefined) continue;
+    if ((await collection.updateOne({ ...asRead(current), gone: { $exists: false } }, tombstone(record))).matchedCount === 1) return true;
   }
-  const tombstone: UpdateFilter<PlantDocument> = {
-    $set: { gone: true },
-    $unset: { name: '', tag: '' },
-    $inc: { v: 1 },
-    ...(deliveries.length > 0 && { $push: { outbox: { $each: [...deliveries] } }, $min: { due: earliest(deliveries) } }),
-  };
-  const updated = await collection.updateOne({ _id: id, gone: { $exists: false } }, tombstone);
-  return updated.matchedCount === 1;
+  throw contention(id);
+}
+
+function tombstone(record: OutboxRecord): UpdateFilter<PlantDocument> {
+  const { set, unset } = outboxFields(record);
+  return { $set: { ...set, gone: true }, $unset: { ...unset, name: '', tag: '' } };
+}
+
+/** Every round lost to another change of the same plant: unheard of but for a storm of writes to one id. */
+function contention(id: number): PlantStoreError {
+  return new PlantStoreError(ErrorCode.StorageUnavailable, `plant ${id} changed too often to be written; try again`);
 }

@@ -1,6 +1,6 @@
 import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
 import type { PageRequest, PendingDelivery, Plant, PlantRepository } from '../../../core/index.js';
-import { MongoDeliveryOutbox, DUE_INDEX, type LeaseDocument } from './mongo-delivery-outbox.js';
+import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocument } from './mongo-delivery-outbox.js';
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
@@ -83,9 +83,10 @@ export class MongoPlantRepository implements PlantRepository {
     // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
     const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
     this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern });
-    // The outbox's leases live beside the plants, named after their collection.
+    // The claims' leases and the endpoints that answered 410 live beside the plants, named after their collection.
     const leases = client.db(databaseName).collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern });
-    this.outbox = new MongoDeliveryOutbox(this.collection, leases, timeoutMS);
+    const endpoints = client.db(databaseName).collection<EndpointDocument>(`${collectionName}_webhook_endpoints`, { writeConcern });
+    this.outbox = new MongoDeliveryOutbox(this.collection, leases, endpoints, timeoutMS);
     this.description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
   }
 

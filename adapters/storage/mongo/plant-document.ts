@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { PendingDelivery, Plant } from '../../../core/index.js';
 
 /**
@@ -15,8 +16,21 @@ export interface PlantDocument {
   due?: number;
   /** A deleted plant whose deletion (or earlier) deliveries are still in `outbox`: no plant for readers. */
   gone?: true;
-  /** Bumped by every write that touches the outbox; a worker's write is conditional on it. */
+  /**
+   * The outbox's version: a fresh random number at every write that touches the outbox, so a
+   * version never comes back, not even in a document created anew under the same id (a
+   * counter restarting at 1 did). Writes made from a read of the document are conditional on
+   * it, so none undoes a change it did not see.
+   */
   v?: number;
+  /** The claim holding the outbox (a worker's lease) and until when (ms since the epoch). */
+  lease?: string;
+  leaseUntil?: number;
+}
+
+/** A new outbox version: 48 random bits, never handed out twice in practice. */
+export function freshVersion(): number {
+  return randomBytes(6).readUIntBE(0, 6);
 }
 
 // Field by field, in both directions: unknown fields neither reach the database nor leave it.

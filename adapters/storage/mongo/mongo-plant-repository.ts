@@ -50,7 +50,9 @@ export class MongoPlantRepository implements PlantRepository {
     if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
     const client = createClient(uri, timeoutMS);
     const databaseName = databaseNameIn(uri) ?? options.databaseName ?? DEFAULT_DATABASE_NAME;
-    const repository = new MongoPlantRepository(client, databaseName, options.collectionName ?? DEFAULT_COLLECTION_NAME, timeoutMS);
+    const collectionName = options.collectionName ?? DEFAULT_COLLECTION_NAME;
+    const description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
+    const repository = new MongoPlantRepository(client, collectionsOf(client, databaseName, collectionName, timeoutMS), timeoutMS, description);
     // The monitor's failed checks say why a server cannot be reached (refused, not found…),
     // where the connect call itself may only time out.
     const checks: Error[] = [];
@@ -68,26 +70,28 @@ export class MongoPlantRepository implements PlantRepository {
     return repository;
   }
 
+  /**
+   * A repository on collections the caller made: a deterministic simulation passes
+   * stand-ins whose every operation it orders (see test/simulation/). Owns no client.
+   */
+  static over(collections: MongoCollections, options: { timeoutMS?: number; random?: () => number } = {}): MongoPlantRepository {
+    return new MongoPlantRepository(undefined, collections, options.timeoutMS ?? DEFAULT_TIMEOUT_MS, 'collections given by the caller', options.random);
+  }
+
   private readonly collection: Collection<PlantDocument>;
   /** The deliveries recorded inside the plants' documents. */
   readonly outbox: MongoDeliveryOutbox;
-  /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
-  readonly description: string;
 
   private constructor(
-    private readonly client: MongoClient,
-    databaseName: string,
-    collectionName: string,
+    private readonly client: MongoClient | undefined,
+    collections: MongoCollections,
     private readonly timeoutMS: number,
+    /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
+    readonly description: string,
+    random?: () => number,
   ) {
-    // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
-    const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
-    this.collection = client.db(databaseName).collection<PlantDocument>(collectionName, { writeConcern });
-    // The claims' leases and the endpoints that answered 410 live beside the plants, named after their collection.
-    const leases = client.db(databaseName).collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern });
-    const endpoints = client.db(databaseName).collection<EndpointDocument>(`${collectionName}_webhook_endpoints`, { writeConcern });
-    this.outbox = new MongoDeliveryOutbox(this.collection, leases, endpoints, timeoutMS);
-    this.description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
+    this.collection = collections.plants;
+    this.outbox = new MongoDeliveryOutbox(collections.plants, collections.leases, collections.endpoints, timeoutMS, random);
   }
 
   /** Creates the indexes this repository relies on; safe to call again (MongoDB keeps existing ones). */
@@ -163,13 +167,32 @@ export class MongoPlantRepository implements PlantRepository {
   async ping(): Promise<void> {
     // Readiness probes want a quick answer: a database that needs longer is not ready.
     const timeoutMS = Math.min(this.timeoutMS, PING_TIMEOUT_MS);
-    await withDeadline(timeoutMS, (signal) => this.client.db('admin').command({ ping: 1 }, { signal }));
+    await withDeadline(timeoutMS, (signal) => (this.client === undefined ? this.collection.findOne({}, { signal }) : this.client.db('admin').command({ ping: 1 }, { signal })));
   }
 
   /** Closes the connections; bounded like every other call. */
   async close(): Promise<void> {
-    await withDeadline(this.timeoutMS, () => this.client.close());
+    if (this.client !== undefined) await withDeadline(this.timeoutMS, () => this.client!.close());
   }
+}
+
+/** The collections the repository works on: the plants, the claims' leases, and the endpoints that answered 410. */
+export interface MongoCollections {
+  readonly plants: Collection<PlantDocument>;
+  readonly leases: Collection<LeaseDocument>;
+  readonly endpoints: Collection<EndpointDocument>;
+}
+
+function collectionsOf(client: MongoClient, databaseName: string, collectionName: string, timeoutMS: number): MongoCollections {
+  // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
+  const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
+  const database = client.db(databaseName);
+  // The leases and the gone endpoints live beside the plants, named after their collection.
+  return {
+    plants: database.collection<PlantDocument>(collectionName, { writeConcern }),
+    leases: database.collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern }),
+    endpoints: database.collection<EndpointDocument>(`${collectionName}_webhook_endpoints`, { writeConcern }),
+  };
 }
 
 function createClient(uri: string, timeoutMS: number): MongoClient {

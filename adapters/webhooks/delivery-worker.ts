@@ -41,10 +41,10 @@ const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 export class DeliveryWorker {
   private readonly endpoints: ReadonlySet<string>;
   /**
-   * How long a claim lasts: the attempt, then a wait for a free outcome write and the write
-   * itself (a storage call, repeated once when a change of the plant came in between).
-   * Past it another server may take the plant and send its deliveries again; a settle
-   * after that writes nothing (see DeliveryOutbox.settle).
+   * How long a claim lasts: the claim's own storage calls, the attempt, then the outcome
+   * write (repeated once when a change of the plant came in between). Past it another
+   * server may take the plant and send its deliveries again; the late outcome then writes
+   * nothing (see DeliveryOutbox.settle), so a lapse costs a repeat, never a delivery.
    */
   readonly leaseMs: number;
   private readonly clock: () => number;
@@ -56,7 +56,8 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.endpoints = new Set(options.endpoints);
-    // The claim's own three calls, the attempt, the outcome write and one repeat of it.
+    // The attempt and five storage calls at their timeout (the claim's, the outcome's and a
+    // repeat); a lease that lapses all the same costs a repeated delivery, never a lost one.
     this.leaseMs = options.timeoutMs + 5 * (options.outbox.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS) + 1_000;
     this.clock = options.clock ?? Date.now;
     this.settling = new Slots(options.outbox.settleConcurrency ?? DEFAULT_SETTLE_CONCURRENCY);

@@ -8,7 +8,7 @@ import type { RunningServer, ServerOptions } from './server.js';
 
 export * from '../core/index.js';
 export type { ListenerErrorReporter, PlantEventListener } from '../adapters/events/in-process-event-bus.js';
-export type { HttpLog } from '../adapters/http/http-log.js';
+export type { HttpLog } from '../adapters/http/app/http-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
 export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOption } from './storage.js';

@@ -1,6 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
-import { requestLine } from '../adapters/http/request-log.js';
+import { requestLine } from '../adapters/http/app/request-log.js';
 import { requestLineWriter } from './request-line.js';
 import type { LogLevel } from './settings.js';
 

@@ -2,7 +2,7 @@ import { FirstVerdictVerifier } from '../adapters/auth/first-verdict-verifier.js
 import type { JwtSettings } from '../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
-import type { HttpLog } from '../adapters/http/http-log.js';
+import type { HttpLog } from '../adapters/http/app/http-log.js';
 import type { TokenVerifier } from '../core/index.js';
 
 /**

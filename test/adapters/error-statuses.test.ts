@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ErrorCode } from '../../core/index.js';
-import { statusByErrorCode } from '../../adapters/http/error-statuses.js';
+import { statusByErrorCode } from '../../adapters/http/errors/error-statuses.js';
 
 describe('error code → HTTP status table', () => {
   it('each status is the first three digits of its code, as the contract numbers them', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TokenBuckets } from '../../adapters/http/token-buckets.js';
+import { TokenBuckets } from '../../adapters/http/guards/token-buckets.js';
 
 /** A clock the test moves by hand. */
 class FixedClock {

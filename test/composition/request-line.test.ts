@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Writable } from 'node:stream';
-import type { RequestLogFields } from '../../adapters/http/http-log.js';
+import type { RequestLogFields } from '../../adapters/http/app/http-log.js';
 import { createLogger } from '../../composition/logger.js';
 
 /** A logger as the server makes it for a JSON destination, and the lines it wrote. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
-import { statusByErrorCode } from '../../adapters/http/error-statuses.js';
+import { statusByErrorCode } from '../../adapters/http/errors/error-statuses.js';
 import type { ErrorCode, Plant } from '../../core/index.js';
 import { decodedBody, fuzzRequest, wireBytes, type FuzzRequest } from '../support/fuzz-requests.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
-import { DEFAULT_PIPELINE_LIMIT } from '../../adapters/http/node-server.js';
+import { DEFAULT_PIPELINE_LIMIT } from '../../adapters/http/server/node-server.js';
 import { expectPlant } from '../support/http-expect.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { RawConnection } from '../support/raw-connection.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rateLimitHeaders } from '../../adapters/http/openapi-responses.js';
+import { rateLimitHeaders } from '../../adapters/http/openapi/openapi-responses.js';
 import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';

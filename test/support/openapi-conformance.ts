@@ -1,6 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { schemasOf } from './openapi-json-schemas.js';
-import { connectionLevelResponses, NonOperationResponse } from '../../adapters/http/openapi-route-responses.js';
+import { connectionLevelResponses, NonOperationResponse } from '../../adapters/http/openapi/openapi-route-responses.js';
 
 type Obj = Record<string, any>;
 

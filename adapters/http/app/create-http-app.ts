@@ -1,0 +1,85 @@
+import cors from '@koa/cors';
+import Koa, { type Middleware } from 'koa';
+import type { PlantUseCases, TokenVerifier } from '../../../core/index.js';
+import { errorMiddleware } from '../errors/error-middleware.js';
+import { routeGuard } from '../guards/route-guard.js';
+import { httpModules } from '../http-modules.js';
+import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
+import type { HttpModuleFactory, ModuleContext, WebhookDeliveries } from './http-module.js';
+import type { HttpLog } from './http-log.js';
+import { responseHeaders } from './response-headers.js';
+
+export interface HttpAppOptions {
+  readonly useCases: PlantUseCases;
+  readonly tokenVerifier: TokenVerifier;
+  /** Identity-provider JWTs are accepted (told in the OpenAPI document). */
+  readonly acceptsJwt?: boolean;
+  /** Prefix of every API path, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  /** The release serving the API, shown in the OpenAPI document. */
+  readonly version: string;
+  readonly bodyLimitBytes: number;
+  /** Resolves when storage answers, rejects (as 50301) when it does not. */
+  readonly checkStorage: () => Promise<void>;
+  readonly log: HttpLog;
+  /** Per-token token bucket; undefined turns it off. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | undefined;
+  /** Failed authentications per minute per client address; undefined turns it off. */
+  readonly authFailuresPerMinute?: number | undefined;
+  /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
+  readonly corsOrigins?: readonly string[] | undefined;
+  /** The webhook delivery state and its retry, served (and documented) when webhooks are configured. */
+  readonly webhookDeliveries?: WebhookDeliveries | undefined;
+  /** The features served; default all of them (http-modules.ts). */
+  readonly modules?: readonly HttpModuleFactory[];
+}
+
+/**
+ * The Koa application, outermost first: error mapping and the request log, request id and
+ * fixed headers, CORS, then each module's routes in the order of the list, then their 405
+ * and OPTIONS answers. Guarded routes check route → failed-auth limit → token → scope →
+ * rate limit (route-guard.ts) before their handlers.
+ */
+export function createHttpApp(options: HttpAppOptions): Koa {
+  const app = new Koa();
+  // Behind a proxy, ctx.ip would be the proxy's; the server trusts no forwarding header.
+  app.proxy = false;
+  let document: OpenApiDocument | undefined;
+  const context: ModuleContext = {
+    useCases: options.useCases,
+    basePath: options.basePath,
+    version: options.version,
+    bodyLimitBytes: options.bodyLimitBytes,
+    guard: routeGuard(options),
+    checkStorage: options.checkStorage,
+    webhookDeliveries: options.webhookDeliveries,
+    openApiDocument: () => (document ??= buildOpenApiDocument(options, Object.assign({}, ...modules.map((module) => module.paths)))),
+  };
+  const modules = (options.modules ?? httpModules).map((make) => make(context)).filter((module) => module !== undefined);
+  app.use(errorMiddleware(options.log));
+  app.use(responseHeaders());
+  if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
+  for (const module of modules) app.use(module.router.routes());
+  for (const module of modules) app.use(module.router.allowedMethods());
+  // Koa reports a response it could not deliver here, and would print each with its stack.
+  // A client that went away (or was cut off for being too slow) is no failure of ours.
+  app.on('error', (error: Error & { code?: string }, ctx?: { state?: { requestId?: string } }) => {
+    if (!clientGoneCodes.has(error.code ?? '')) options.log.error({ requestId: ctx?.state?.requestId, err: error }, `response failed: ${error.message}`);
+  });
+  return app;
+}
+
+const clientGoneCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+function corsFor(origins: readonly string[]): Middleware {
+  const anyOrigin = origins.includes('*');
+  return cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return anyOrigin || origins.includes(origin) ? origin : '';
+    },
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposeHeaders: ['Location', 'Link', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'],
+    maxAge: 600,
+  });
+}

@@ -1,0 +1,43 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { DeliveryState, PlantOperation, PlantUseCases } from '../../../core/index.js';
+import type { OpenApiDocument } from '../openapi/openapi-document.js';
+import type { JsonSchema } from '../openapi/openapi-schemas.js';
+
+/**
+ * One feature of the HTTP API: its routes and their part of the OpenAPI document. The app
+ * mounts the modules of its list in order and builds the document from their paths, so a
+ * new feature is a module and a line in that list (http-modules.ts), nothing else.
+ */
+export interface HttpModule {
+  readonly router: Router<any>;
+  /** The OpenAPI paths of its routes, exactly as the router serves them. */
+  readonly paths: Record<string, JsonSchema>;
+}
+
+/** Makes a module from what the app was given; undefined when the feature is off (no webhooks, say). */
+export type HttpModuleFactory = (context: ModuleContext) => HttpModule | undefined;
+
+/** What the app hands every module. */
+export interface ModuleContext {
+  readonly useCases: PlantUseCases;
+  /** Prefix of every API path, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  /** The release serving the API. */
+  readonly version: string;
+  readonly bodyLimitBytes: number;
+  /** The checks before an operation: failed-auth limit, token, scope, rate limit (route-guard.ts). */
+  readonly guard: (operation: PlantOperation) => Middleware;
+  /** Resolves when storage answers, rejects (as 50301) when it does not. */
+  readonly checkStorage: () => Promise<void>;
+  /** The webhook delivery state and its retry; undefined when webhooks are not configured. */
+  readonly webhookDeliveries: WebhookDeliveries | undefined;
+  /** The whole OpenAPI document, every module's paths in it; built on first call. */
+  readonly openApiDocument: () => OpenApiDocument;
+}
+
+/** What the delivery routes show and do: the store's webhook delivery state, and retrying failed ones. */
+export interface WebhookDeliveries {
+  state(): Promise<DeliveryState & { readonly oldestPendingAgeMs?: number }>;
+  retryFailed(): Promise<number>;
+}

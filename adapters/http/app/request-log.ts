@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import type { PlantStoreError } from '../../../core/index.js';
+import type { HttpLog, RequestLogFields } from './http-log.js';
+
+/** What earlier middleware leaves for the request line. */
+export interface RequestLogState {
+  requestId?: string;
+  tokenHolder?: string;
+}
+
+/**
+ * One line per request, written once its answer is decided: at `info`, or at `error` with
+ * the cause for a 5xx (the client saw only the code and the request id). The line has the
+ * route and, for a matched route, the path — never the query string or headers, so no
+ * credential can reach it — and the error code of any error answer.
+ */
+export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failure: PlantStoreError | undefined): void {
+  const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+  const state = ctx.state as RequestLogState;
+  const fields: RequestLogFields = {
+    requestId: state.requestId,
+    method: ctx.method,
+    route: route ?? null,
+    // Only a matched path is logged: its shape is known (ids), while an unmatched one is
+    // whatever the client typed, credentials included.
+    path: route === undefined ? undefined : ctx.path,
+    status: ctx.status,
+    error: failure?.code,
+    // To the microsecond: finer is noise, and a shorter number is cheaper to write on every line.
+    durationMs: Math.round((performance.now() - startedMs) * 1000) / 1000,
+    tokenHolder: state.tokenHolder,
+  };
+  try {
+    if (ctx.status >= 500) log.error({ ...fields, err: failure?.cause ?? failure }, 'request');
+    else if (log.request !== undefined) log.request(fields);
+    else log.info(fields, 'request');
+  } catch (error) {
+    // The answer is already decided; a failing log must not change it or crash the process.
+    process.stderr.write(`plant-store: the request log failed: ${(error as Error)?.message}\n`);
+  }
+}
+
+/** The request line as a person reads it: `GET /plants/7 404 40401 0.4 ms token-1`. */
+export function requestLine(fields: Record<string, unknown>): string {
+  const parts = [fields['method'], fields['path'] ?? '(no route)', fields['status']];
+  if (fields['error'] !== undefined) parts.push(fields['error']);
+  parts.push(`${Number(fields['durationMs']).toFixed(1)} ms`);
+  if (fields['tokenHolder'] !== undefined) parts.push(fields['tokenHolder']);
+  return parts.join(' ');
+}

@@ -1,0 +1,49 @@
+import type { Context, Middleware } from 'koa';
+import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../../core/index.js';
+import { statusByErrorCode } from './error-statuses.js';
+import type { HttpLog } from '../app/http-log.js';
+import { logRequest } from '../app/request-log.js';
+
+/**
+ * The outermost middleware: whatever fails below it — request ids and headers, CORS, a
+ * route, or the router leaving a bare 404/405 — leaves as `{ error, message }` with the
+ * mapped status, and every request then gets its one log line (see logRequest). Headers
+ * set before a throw (WWW-Authenticate, Allow, Retry-After) are kept; internals of a 5xx
+ * never reach the body.
+ */
+export function errorMiddleware(log: HttpLog): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    let failure: PlantStoreError | undefined;
+    try {
+      await next();
+      if (ctx.body == null) routingFailure(ctx);
+    } catch (thrown) {
+      failure = isPlantStoreError(thrown)
+        ? thrown
+        : new PlantStoreError(ErrorCode.Internal, 'unexpected failure; the server logged it', { cause: thrown });
+      ctx.status = statusByErrorCode[failure.code];
+      ctx.body = { error: failure.code, message: failure.message };
+    }
+    logRequest(log, ctx, started, failure);
+  };
+}
+
+/**
+ * The router answers unmatched requests with an empty 404, 405 or 501 (a method it knows
+ * no route for, on any path). A 405/501 with nothing in `Allow` means no route has this
+ * path at all: that is an unknown path, whatever the method.
+ */
+function routingFailure(ctx: Context): void {
+  const allowed = String(ctx.response.get('Allow') ?? '').trim();
+  if (ctx.status === 404 || ((ctx.status === 405 || ctx.status === 501) && allowed === '')) {
+    ctx.remove('Allow');
+    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path ?? ctx.url}`);
+  }
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new PlantStoreError(
+      ErrorCode.MethodNotAllowed,
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`,
+    );
+  }
+}

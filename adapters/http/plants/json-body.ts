@@ -1,0 +1,78 @@
+import type { Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { ErrorCode, PlantStoreError } from '../../../core/index.js';
+
+export interface JsonBodyState {
+  /** The parsed JSON value; the core decides whether it is a valid plant. */
+  json: unknown;
+}
+
+/**
+ * Reads a JSON request body in the contract's order: media type (415), size (413), then
+ * syntax (400 40002). koa-body reads the bytes within the limit; JSON.parse runs here so
+ * that any JSON value, `__proto__` keys included, reaches the core to be judged there.
+ */
+export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
+  const readText = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: ['application/json'],
+    textLimit: limitBytes,
+    onError: (error) => {
+      throw readFailure(error, limitBytes);
+    },
+  }) as unknown as Middleware<JsonBodyState>;
+  // One step of Koa's chain for the three: koa-body reads, then calls what it is given.
+  return async (ctx, next) => {
+    // Judge the declared type: ctx.is() answers null for a request with no body at all,
+    // which would turn an empty JSON POST into a media-type error instead of 40002.
+    if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
+      throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
+    }
+    await readText(ctx, nothingAfterReading);
+    const text = (ctx.request as { body?: unknown }).body;
+    try {
+      ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
+    } catch {
+      throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
+    }
+    await next();
+  };
+}
+
+// koa-body's `next`: the parse and the route come after it, in this middleware.
+const nothingAfterReading = (): Promise<void> => Promise.resolve();
+
+/**
+ * raw-body reports its failures with a `type`; translate the ones a client can cause and
+ * pass anything else on as unexpected, to be logged.
+ */
+function readFailure(error: Error & { type?: string; status?: number }, limitBytes: number): Error {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new PlantStoreError(ErrorCode.BodyTooLarge, `the body is larger than ${limitBytes} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body encoding is not supported; send plain UTF-8 JSON');
+    default:
+      // zlib reports a corrupt, truncated or badly checksummed Content-Encoding: the client's bytes.
+      if (isCorruptEncoding(error)) {
+        return new PlantStoreError(ErrorCode.MalformedBody, 'the body could not be decoded: its Content-Encoding data is corrupt or truncated');
+      }
+      // inflation throws a bare 415 for a Content-Encoding it cannot undo.
+      if (error.status === 415) {
+        return new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the Content-Encoding is not supported; send identity, gzip, deflate or br');
+      }
+      if (error.status !== undefined && error.status < 500) {
+        return new PlantStoreError(ErrorCode.MalformedBody, 'the body could not be read completely');
+      }
+      return error;
+  }
+}
+
+/** zlib's decoding errors: a numeric errno and a Z_* code (gzip, deflate) or a brotli one. */
+function isCorruptEncoding(error: Error & { errno?: unknown; code?: unknown }): boolean {
+  return typeof error.errno === 'number' && typeof error.code === 'string' && /^(Z_|ERR__ERROR_)/.test(error.code);
+}

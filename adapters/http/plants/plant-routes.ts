@@ -1,0 +1,56 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { NextPageQuery, PlantOperation, PlantUseCases } from '../../../core/index.js';
+import type { AuthState } from '../guards/bearer-auth.js';
+import { jsonBody, type JsonBodyState } from './json-body.js';
+import { decimal, pageQueryFrom } from './parameter-text.js';
+
+export interface PlantRoutesOptions {
+  readonly useCases: PlantUseCases;
+  /** Prefix of every API path, e.g. `/v1`; empty by default. */
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
+  /** Authentication, scope and rate limits for an operation: run before anything else. */
+  readonly guard: (operation: PlantOperation) => Middleware;
+}
+
+type State = AuthState & JsonBodyState;
+
+/** The /plants routes: each handler translates HTTP to one use case call and back. */
+export function plantRoutes(options: PlantRoutesOptions): Router<State> {
+  const { useCases, basePath } = options;
+  // Paths are case-sensitive, as URLs are (RFC 3986); a trailing slash is tolerated.
+  const router = new Router<State>({ prefix: basePath, sensitive: true });
+  const guard = (operation: PlantOperation) => options.guard(operation) as Middleware<State>;
+
+  router.get('/plants', guard('listPlants'), async (ctx) => {
+    const page = await useCases.listPlants.execute(pageQueryFrom(ctx.query));
+    if (page.next !== undefined) ctx.set('Link', nextPageLink(`${basePath}/plants`, ctx.querystring, page.next));
+    ctx.body = page.plants;
+  });
+
+  router.get('/plants/:id', guard('getPlant'), async (ctx) => {
+    ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!));
+  });
+
+  router.post('/plants', guard('createPlant'), jsonBody(options.bodyLimitBytes), async (ctx) => {
+    const plant = await useCases.createPlant.execute(ctx.state.json);
+    ctx.set('Location', `${basePath}/plants/${plant.id}`);
+    ctx.body = plant;
+  });
+
+  router.delete('/plants/:id', guard('deletePlant'), async (ctx) => {
+    await useCases.deletePlant.execute(decimal(ctx.params['id']!));
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+/** RFC 8288 next link: the same query with the cursor moved, every other parameter kept. */
+function nextPageLink(path: string, querystring: string, next: NextPageQuery): string {
+  const query = new URLSearchParams(querystring);
+  query.set('limit', String(next.limit));
+  query.set('after', String(next.after));
+  return `<${path}?${query}>; rel="next"`;
+}

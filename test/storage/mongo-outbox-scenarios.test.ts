@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Collection } from 'mongodb';
-import { Subscriptions, type OutboxClaim, type PendingDelivery, type Plant, type PlantEvent } from '../../core/index.js';
+import { Subscriptions, withDeliveries, type OutboxClaim, type Plant, type PlantEvent } from '../../core/index.js';
 import { DEFAULT_COLLECTION_NAME, MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import { removeWithDeliveries } from '../../adapters/storage/mongo/mongo-outbox-writes.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
@@ -32,22 +32,10 @@ class Clock {
   }
 }
 
-/** The deliveries a document may send now or next: per endpoint the oldest, unless it failed (see the outbox record's rules). */
-function heads(deliveries: readonly PendingDelivery[]): PendingDelivery[] {
-  const seen = new Set<string>();
-  const result: PendingDelivery[] = [];
-  for (const delivery of deliveries) {
-    if (seen.has(delivery.endpoint)) continue;
-    seen.add(delivery.endpoint);
-    if (!delivery.failed) result.push(delivery);
-  }
-  return result;
-}
-
 /** The `due` a document must carry: the earliest dueAt among its heads, none when there is none. */
 function expectedDue(document: PlantDocument): number | undefined {
-  const due = heads(document.outbox ?? []).map((delivery) => delivery.dueAt);
-  return due.length === 0 ? undefined : Math.min(...due);
+  // The core's own rule (per endpoint the oldest delivery, unless failed), recomputed.
+  return withDeliveries({ deliveries: document.outbox ?? [] }, [])?.dueAt;
 }
 
 const deliveryIds = (claims: readonly OutboxClaim[], plantId: number) => claims.filter((claim) => claim.plantId === plantId).map((claim) => claim.deliveries.map((delivery) => delivery.id));
@@ -117,10 +105,9 @@ describe('mongo outbox: a worker pausing past its lease, in strict sequence', fu
     const hooks = clock.subscribedTo('plant.created', 'plant.deleted');
     const [a, b] = [await server(), await server()];
     // Added without deliveries (an import, or a create before webhooks were set up): the
-    // document has no version. The deletion turns it into a tombstone with `$inc: {v: 1}`,
-    // so the tombstone's version is 1; a create with deliveries inserts a fresh document
-    // with `v: 1` as well. A's claim remembers the tombstone at v 1, and its settle deletes
-    // a done tombstone with `deleteOne({_id, v})`: the same version, so it would match the
+    // document has no version. When versions counted up, the deletion's tombstone got
+    // `v: 1` from `$inc`, and a create with deliveries inserted a fresh document with
+    // `v: 1` as well: A's settle of the done tombstone, `deleteOne({_id, v})`, matched the
     // re-created plant.
     expect(await a.addMany([{ id: 7, name: 'Fern' }])).to.deep.equal([true]);
     const [d1] = hooks.deliveriesFor(deleted(7));

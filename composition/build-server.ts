@@ -2,8 +2,7 @@ import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { TokenVerifier } from '../core/index.js';
 import { InProcessEventBus } from '../adapters/events/in-process-event-bus.js';
-import type { ServerConfig } from './config.js';
-import { serverSettingsFrom, storageFrom } from './configured-options.js';
+import type { ServerConfig } from './config/parse-config.js';
 import { InjectionTokens } from './injection-tokens.js';
 import { createLogger } from './logger.js';
 import { PlantStore } from './plant-store.js';
@@ -41,13 +40,13 @@ export interface BuiltServer {
  */
 export async function buildServer(config: ServerConfig, container: DependencyContainer = rootContainer.createChildContainer()): Promise<BuiltServer> {
   let generatedToken: string | undefined;
-  registerDefault(container, InjectionTokens.Log, () => createLogger(config.logLevel));
-  registerDefault(container, InjectionTokens.Storage, (): StorageOpener => () => openStorage(storageFrom(config)));
+  registerDefault(container, InjectionTokens.Log, () => createLogger(config.log.level));
+  registerDefault(container, InjectionTokens.Storage, (): StorageOpener => () => openStorage(config.storage));
   const log = container.resolve<ServerLog>(InjectionTokens.Log);
   if (!container.isRegistered(InjectionTokens.TokenVerifier, true)) {
-    const { tokens, generated } = serverTokens(config);
+    const { tokens, generated } = serverTokens(config.access);
     if (generated) generatedToken = tokens[0]!.token;
-    container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.jwt, log) });
+    container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
   const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
@@ -62,7 +61,7 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   const store = new PlantStore(storage, events, webhooks);
   let server: RunningServer;
   try {
-    server = await serveStore(store, tokenVerifier, { ...serverSettingsFrom(config), log, acceptsJwt: config.jwt !== undefined });
+    server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined });
   } catch (error) {
     await store.close();
     throw error;

@@ -2,7 +2,9 @@
 // No node flags: V8's own young generation (16 MB semispaces). `npm start` passes the same
 // flags as this line (none), and the benchmarks read them from it; see the README's
 // "In memory" for why the 4 MB one chosen earlier went.
-import { ConfigError, commandOf, helpText, parseConfig } from './config.js';
+import { ConfigError } from './config/config-error.js';
+import { commandOf, helpText } from './config/help-text.js';
+import { parseConfig } from './config/parse-config.js';
 import { buildServer, type BuiltServer } from './build-server.js';
 import { packageVersion } from './package-version.js';
 import { writeGeneratedToken, type TokenFile } from './generated-token.js';
@@ -26,7 +28,7 @@ async function main(argv: string[]): Promise<void> {
   const { config } = parsed;
   const built = await buildServer(config);
   const { log, server, store } = built;
-  log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
+  log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
   // Not awaited before the signal handlers are in place: a SIGTERM may come at any moment.
   const tokenFile = built.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(built, built.generatedToken);
 
@@ -34,9 +36,9 @@ async function main(argv: string[]): Promise<void> {
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
+    log.info({ signal, graceMs: config.http.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
     try {
-      await built.close(config.shutdownGraceMs);
+      await built.close(config.http.shutdownGraceMs);
       await (await tokenFile)?.remove();
       log.info({}, 'stopped');
       process.exit(0);

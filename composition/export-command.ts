@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PlantRepository } from '../core/index.js';
 import { splitCommandArgs } from './command-args.js';
-import { ConfigError, configFrom } from './config.js';
-import { storageFrom } from './configured-options.js';
+import { ConfigError } from './config/config-error.js';
+import { configFrom } from './config/parse-config.js';
 import { openStorage } from './storage.js';
 
 export const EXPORT_USAGE = 'plant-store export [--output FILE] [settings]   every plant as JSON Lines, by ascending id (default: standard output)';
@@ -18,7 +18,7 @@ const PAGE = 1000;
 export async function exportCommand(argv: readonly string[]): Promise<number> {
   const args = splitCommandArgs(argv, ['output']);
   if (args.positionals.length > 0) throw new ConfigError(`export writes to --output FILE or standard output; unexpected "${args.positionals[0]}"`);
-  const storage = storageFrom(configFrom(args.settings, process.env));
+  const { storage } = configFrom(args.settings, process.env);
   if (storage === undefined) throw new ConfigError('export needs disk or mongodb storage: memory storage lives only inside a running server');
   const output = args.own.get('output');
   const opened = await openStorage('dataDir' in storage ? { ...storage, readOnly: true } : storage);

@@ -1,8 +1,8 @@
 import { createReadStream, statSync, type ReadStream } from 'node:fs';
 import { readPlantFile } from '../adapters/files/plant-file-reader.js';
 import { splitCommandArgs } from './command-args.js';
-import { ConfigError, configFrom } from './config.js';
-import { storageFrom } from './configured-options.js';
+import { ConfigError } from './config/config-error.js';
+import { configFrom } from './config/parse-config.js';
 import { ImportProgress } from './import-progress.js';
 import { importPlants } from './plant-import.js';
 import { openStorage } from './storage.js';
@@ -18,7 +18,7 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
   const args = splitCommandArgs(argv, []);
   if (args.positionals.length > 1) throw new ConfigError(`import reads one file; unexpected "${args.positionals[1]}"`);
   const file = args.positionals[0] ?? '-';
-  const storage = storageFrom(configFrom(args.settings, process.env));
+  const { storage } = configFrom(args.settings, process.env);
   if (storage === undefined) throw new ConfigError('import needs disk or mongodb storage: memory storage lives only inside a running server');
 
   let input: NodeJS.ReadableStream & { setEncoding(encoding: BufferEncoding): unknown };

@@ -3,7 +3,7 @@
 // document, the logger) is loaded when a server is first started.
 import type { DependencyContainer } from 'tsyringe';
 import type { BuiltServer } from './build-server.js';
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from './config/parse-config.js';
 import type { RunningServer, ServerOptions } from './server.js';
 
 export * from '../core/index.js';
@@ -12,10 +12,13 @@ export type { HttpLog } from '../adapters/http/app/http-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './plant-store.js';
 export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOption } from './storage.js';
-export type { HttpSettings, RunningServer, ServerOptions } from './server.js';
+export type { RunningServer, ServerOptions } from './server.js';
+export type { HttpSettings, RateLimitConfig } from './http-options.js';
 export type { BuiltServer, ServerLog, StorageOpener } from './build-server.js';
-export { ConfigError, configFrom, parseConfig, type ConfigResult, type RateLimitConfig, type ServerConfig } from './config.js';
-export type { LogLevel } from './settings.js';
+export { ConfigError } from './config/config-error.js';
+export { configFrom, parseConfig, type ConfigResult, type ServerConfig } from './config/parse-config.js';
+export type { LogLevel } from './config/settings.js';
+export type { AccessOptions } from './config/access-settings.js';
 export { InjectionTokens } from './injection-tokens.js';
 export type { WebhookOptions } from './webhook-options.js';
 export type { WebhookDeliveryState } from './webhook-delivery.js';

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { StaticToken } from '../adapters/auth/static-token-rules.js';
-import { ConfigError, type ServerConfig } from './config.js';
-import { staticTokensFrom } from './static-tokens-config.js';
-import { settings } from './settings.js';
+import type { AccessOptions } from './config/access-settings.js';
+import { ConfigError } from './config/config-error.js';
+import { labelOf } from './config/setting.js';
+import { settings } from './config/settings.js';
+import { staticTokensFrom } from './config/static-tokens.js';
 
 export interface ServerTokens {
   readonly tokens: readonly StaticToken[];
@@ -16,15 +18,15 @@ export interface ServerTokens {
  * neither those nor an identity provider, one random token for this run, so the first
  * start needs no set-up.
  */
-export function serverTokens(config: ServerConfig): ServerTokens {
-  const tokens = [...(config.tokens ?? []), ...(config.tokensFile === undefined ? [] : readTokenFile(config.tokensFile))];
-  if (tokens.length > 0 || config.jwt !== undefined) return { tokens, generated: false };
+export function serverTokens(access: AccessOptions): ServerTokens {
+  const tokens = [...(access.tokens ?? []), ...(access.tokensFile === undefined ? [] : readTokenFile(access.tokensFile))];
+  if (tokens.length > 0 || access.jwt !== undefined) return { tokens, generated: false };
   return { tokens: [{ token: randomBytes(32).toString('base64url') }], generated: true };
 }
 
 /** One entry per line (`<token>` or `<token> <scope>…`); blank lines and # comments are skipped. */
 function readTokenFile(path: string): StaticToken[] {
-  const label = `--${settings.tokensFile.flag} / ${settings.tokensFile.env}`;
+  const label = labelOf(settings.tokensFile);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

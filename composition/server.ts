@@ -6,35 +6,10 @@ import type { StaticToken } from '../adapters/auth/static-token-rules.js';
 import { createHttpApp } from '../adapters/http/app/create-http-app.js';
 import { createNodeServer } from '../adapters/http/server/node-server.js';
 import type { HttpLog } from '../adapters/http/app/http-log.js';
-import type { RateLimitConfig } from './config.js';
 import { packageVersion } from './package-version.js';
 import type { PlantStore } from './plant-store.js';
-import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './settings.js';
+import { HTTP_DEFAULTS, type HttpSettings } from './http-options.js';
 import { tokenVerifierFor } from './token-verification.js';
-
-/** How a store is served, apart from which tokens it accepts. */
-export interface HttpSettings {
-  /** Default 127.0.0.1. */
-  readonly host?: string;
-  /** Default 3000; 0 picks a free port. */
-  readonly port?: number;
-  /** Prefix of the API paths, e.g. `/v1`; default empty. */
-  readonly basePath?: string;
-  /** Default 16 KiB. */
-  readonly bodyLimitBytes?: number;
-  /** One line per request, 5xx causes included; default: nothing is logged. */
-  readonly log?: HttpLog;
-  /** Per-token token bucket; default off here (the command turns it on). */
-  readonly rateLimit?: RateLimitConfig;
-  /** Failed authentications per minute per address; default off here (the command turns it on). */
-  readonly authFailuresPerMinute?: number;
-  /** Origins allowed by CORS; default none (CORS off). */
-  readonly corsOrigins?: readonly string[];
-  /** Longest time a client may take to send its headers; default 10 s. */
-  readonly headersTimeoutMs?: number;
-  /** Longest time a client may take to send a whole request; default 30 s. */
-  readonly requestTimeoutMs?: number;
-}
 
 export interface ServerOptions extends HttpSettings {
   readonly store: PlantStore;
@@ -53,7 +28,8 @@ export interface RunningServer {
   readonly port: number;
   /**
    * Stops accepting connections at once, lets open requests finish for up to `graceMs`
-   * (default 10 s), then cuts whatever is left. Resolves when no connection remains.
+   * (default: the settings' `shutdownGraceMs`), then cuts whatever is left. Resolves when
+   * no connection remains.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -67,14 +43,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 /** Serves a store over HTTP, its tokens checked by `tokenVerifier`. */
-export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, settings: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
+export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, given: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
+  const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
   const app = createHttpApp({
     useCases: store.useCases,
     tokenVerifier,
     acceptsJwt: settings.acceptsJwt ?? false,
-    basePath: settings.basePath ?? '',
+    basePath: settings.basePath,
     version: packageVersion,
-    bodyLimitBytes: settings.bodyLimitBytes ?? BODY_LIMIT_BYTES,
+    bodyLimitBytes: settings.bodyLimitBytes,
     checkStorage: () => store.ping(),
     log: settings.log ?? silent,
     rateLimit: settings.rateLimit,
@@ -83,14 +60,19 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {
-    headersTimeoutMs: settings.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: settings.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: settings.headersTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
     tokenVerifier,
   });
-  await listen(server, settings.port ?? 3000, settings.host ?? '127.0.0.1');
+  await listen(server, settings.port, settings.host);
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, port, close: (graceMs = 10_000) => closeGracefully(server, graceMs) };
+  return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => closeGracefully(server, graceMs) };
+}
+
+/** An option given as undefined takes its default, as one left out does. */
+function withoutUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

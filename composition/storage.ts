@@ -6,14 +6,14 @@ export interface MongoStorageOption {
   readonly mongodbUri: string;
   readonly databaseName?: string | undefined;
   readonly collectionName?: string | undefined;
-  /** Longest wait for any storage call before it fails with 50301; default 5000 ms. */
+  /** Longest wait for any storage call before it fails with 50301; default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMs?: number | undefined;
 }
 
 /** Plants on disk in this directory (created if missing), held by this process alone while open. */
 export interface DiskStorageOption {
   readonly dataDir: string;
-  /** Longest wait for a write to reach the disk before it fails with 50301; default 5000 ms. */
+  /** Longest wait for a write to reach the disk before it fails with 50301; default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMs?: number | undefined;
   /** Open for reading only, without the directory's lock (exports while a server runs). */
   readonly readOnly?: boolean | undefined;

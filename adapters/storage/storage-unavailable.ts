@@ -1,5 +1,8 @@
 import { ErrorCode, PlantStoreError } from '../../core/index.js';
 
+/** How long a storage call may take before it fails as unavailable, unless told otherwise. */
+export const DEFAULT_STORAGE_TIMEOUT_MS = 5000;
+
 /**
  * Whatever a storage engine or driver throws (down, slow, refusing, a full disk, a closed
  * environment) means the storage could not serve the call: one domain error for the caller,

@@ -13,8 +13,7 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import { buildServer, type StorageOpener } from '../../composition/build-server.js';
-import { configFrom } from '../../composition/config.js';
-import { storageFrom } from '../../composition/configured-options.js';
+import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/injection-tokens.js';
 import { openStorage } from '../../composition/storage.js';
 import { answerParent, tellParent } from './child-protocol.js';
@@ -22,10 +21,10 @@ import { seedPlants } from './seed-plants.js';
 
 async function main(): Promise<void> {
   const config = configFrom(process.argv.slice(2), process.env);
-  if (config.tokens === undefined) throw new Error('the benchmark passes its token in PLANT_STORE_TOKENS');
+  if (config.access.tokens === undefined) throw new Error('the benchmark passes its token in PLANT_STORE_TOKENS');
   const container = rootContainer.createChildContainer();
   const collectionName = process.env['BENCH_MONGODB_COLLECTION'];
-  const storage = storageFrom(config);
+  const { storage } = config;
   if (storage !== undefined && collectionName) {
     // A collection of its own, swapped in the way tests swap storage: never data it did not write.
     container.register<StorageOpener>(InjectionTokens.Storage, { useValue: () => openStorage({ ...storage, collectionName }) });
@@ -38,7 +37,7 @@ async function main(): Promise<void> {
   for (const plant of seedPlants(count)) await store.create(plant);
   const preloadSeconds = (performance.now() - started) / 1000;
 
-  log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.basePath} (storage: ${store.storageDescription})`);
+  log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
   answerParent(() => built.close(1000));
   tellParent({ type: 'ready', port: server.port, plants: count, preloadSeconds, storage: store.storageDescription });
 }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configFrom } from '../../composition/config.js';
+import { ConfigError } from '../../composition/config/config-error.js';
+import { configFrom } from '../../composition/config/parse-config.js';
 import { serverTokens } from '../../composition/server-tokens.js';
 
 const readConfig = (argv: string[], env: Record<string, string>) => configFrom(argv, env);
@@ -24,7 +25,7 @@ function refusal(argv: string[], env: Record<string, string>): string {
 describe('access configuration (in-process)', () => {
   it('token entries may name scopes; an entry without scopes has none listed (both)', () => {
     const config = readConfig([], { PLANT_STORE_TOKENS: 'first-token-0123456789, second-token-0123456789 plants:read' });
-    expect(config.tokens).to.deep.equal([{ token: 'first-token-0123456789' }, { token: 'second-token-0123456789', scopes: ['plants:read'] }]);
+    expect(config.access.tokens).to.deep.equal([{ token: 'first-token-0123456789' }, { token: 'second-token-0123456789', scopes: ['plants:read'] }]);
   });
 
   it('a tokens file line may name scopes after the token; comments and blank lines are skipped', () => {
@@ -32,7 +33,7 @@ describe('access configuration (in-process)', () => {
     try {
       const file = join(dir, 'tokens');
       writeFileSync(file, '# operators\nadmin-token-0123456789\n\n# dashboards\nreader-token-0123456789   plants:read\nboth-token-0123456789 plants:read plants:write\n');
-      expect(serverTokens(readConfig(['--tokens-file', file], {})).tokens).to.deep.equal([
+      expect(serverTokens(readConfig(['--tokens-file', file], {}).access).tokens).to.deep.equal([
         { token: 'admin-token-0123456789' },
         { token: 'reader-token-0123456789', scopes: ['plants:read'] },
         { token: 'both-token-0123456789', scopes: ['plants:read', 'plants:write'] },
@@ -57,12 +58,12 @@ describe('access configuration (in-process)', () => {
 
   it('JWT settings: the three together from variables or flags, the scope claim optional', () => {
     const fromEnv = readConfig([], { PLANT_STORE_JWT_JWKS_URL: jwks, PLANT_STORE_JWT_ISSUER: issuer, PLANT_STORE_JWT_AUDIENCE: audience });
-    expect(fromEnv.jwt).to.deep.equal({ jwksUrl: jwks, issuer, audience });
+    expect(fromEnv.access.jwt).to.deep.equal({ jwksUrl: jwks, issuer, audience });
     const fromFlags = readConfig(['--jwt-jwks-url', jwks, '--jwt-issuer', issuer, '--jwt-audience', audience, '--jwt-scope-claim', 'scp'], {});
-    expect(fromFlags.jwt).to.deep.equal({ jwksUrl: jwks, issuer, audience, scopeClaim: 'scp' });
-    expect(readConfig([], {}).jwt).to.equal(undefined);
-    expect(serverTokens(fromEnv)).to.deep.equal({ tokens: [], generated: false });
-    expect(serverTokens(readConfig([], {})).generated).to.equal(true);
+    expect(fromFlags.access.jwt).to.deep.equal({ jwksUrl: jwks, issuer, audience, scopeClaim: 'scp' });
+    expect(readConfig([], {}).access.jwt).to.equal(undefined);
+    expect(serverTokens(fromEnv.access)).to.deep.equal({ tokens: [], generated: false });
+    expect(serverTokens(readConfig([], {}).access).generated).to.equal(true);
   });
 
   it('JWT settings: any of the three alone, a bad URL or a bad claim name is refused', () => {

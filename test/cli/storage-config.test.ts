@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { ConfigError, configFrom } from '../../composition/config.js';
+import { ConfigError } from '../../composition/config/config-error.js';
+import { configFrom } from '../../composition/config/parse-config.js';
 
 const readConfig = (argv: string[], env: Record<string, string>) => configFrom(argv, env);
-import { storageFrom } from '../../composition/configured-options.js';
 
 describe('storage selection in the configuration', () => {
-  const storageOf = (argv: string[], env: Record<string, string> = {}) => storageFrom(readConfig(argv, env));
+  const storageOf = (argv: string[], env: Record<string, string> = {}) => readConfig(argv, env).storage;
 
   it('defaults to disk in ./plant-store-data', () => {
     expect(storageOf([])).to.deep.equal({ dataDir: './plant-store-data', timeoutMs: 5000 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseConfig, type ServerConfig } from '../../composition/config.js';
+import { parseConfig, type ServerConfig } from '../../composition/config/parse-config.js';
 
 type Env = Record<string, string>;
 
@@ -26,8 +26,10 @@ interface SettingCase {
   readonly pick: (config: ServerConfig) => unknown;
   readonly accepts: readonly (readonly [string, unknown])[];
   readonly refuses: readonly string[];
-  /** Settings that must come with this one. */
+  /** Settings that must come with this one, judged with it. */
   readonly companions?: Env;
+  /** Settings that must be there for this one to show in the options tree. */
+  readonly with?: Env;
   /** A secret: a refusal never repeats the value. */
   readonly secret?: boolean;
 }
@@ -42,27 +44,27 @@ const cases: Record<string, SettingCase> = {
   port: {
     flag: '--port',
     env: 'PORT',
-    pick: (c) => c.port,
+    pick: (c) => c.http.port,
     accepts: [['0', 0], ['3000', 3000], ['65535', 65535], [' 8080 ', 8080]],
     refuses: ['eighty', '-1', '65536', '1e3', '0x10', '3000.5'],
   },
   host: {
     flag: '--host',
     env: 'HOST',
-    pick: (c) => c.host,
+    pick: (c) => c.http.host,
     accepts: [['0.0.0.0', '0.0.0.0'], ['::1', '::1'], ['localhost', 'localhost']],
     refuses: ['two words', 'http://host', 'a/b'],
   },
   basePath: {
     flag: '--base-path',
     env: 'PLANT_STORE_BASE_PATH',
-    pick: (c) => c.basePath,
+    pick: (c) => c.http.basePath,
     accepts: [['/v1', '/v1'], ['/', ''], ['/api/v2', '/api/v2']],
     refuses: ['v1', '/v1/', '/v 1', '/v1?x'],
   },
   tokens: {
     env: 'PLANT_STORE_TOKENS',
-    pick: (c) => c.tokens,
+    pick: (c) => c.access.tokens,
     accepts: [
       ['a-token-0123456789abcdef', [{ token: 'a-token-0123456789abcdef' }]],
       [' one-0123456789abcdef , two-0123456789abcdef plants:read,', [{ token: 'one-0123456789abcdef' }, { token: 'two-0123456789abcdef', scopes: ['plants:read'] }]],
@@ -74,7 +76,7 @@ const cases: Record<string, SettingCase> = {
   jwtJwksUrl: {
     flag: '--jwt-jwks-url',
     env: 'PLANT_STORE_JWT_JWKS_URL',
-    pick: (c) => c.jwt?.jwksUrl,
+    pick: (c) => c.access.jwt?.jwksUrl,
     companions: jwtCompanions,
     accepts: [['https://login.example/keys', 'https://login.example/keys'], ['http://127.0.0.1:8080/jwks', 'http://127.0.0.1:8080/jwks']],
     refuses: ['not a url', 'ftp://idp.example/jwks'],
@@ -82,7 +84,7 @@ const cases: Record<string, SettingCase> = {
   jwtIssuer: {
     flag: '--jwt-issuer',
     env: 'PLANT_STORE_JWT_ISSUER',
-    pick: (c) => c.jwt?.issuer,
+    pick: (c) => c.access.jwt?.issuer,
     companions: jwtCompanions,
     accepts: [['https://login.example/tenant/', 'https://login.example/tenant/']],
     refuses: [],
@@ -90,7 +92,7 @@ const cases: Record<string, SettingCase> = {
   jwtAudience: {
     flag: '--jwt-audience',
     env: 'PLANT_STORE_JWT_AUDIENCE',
-    pick: (c) => c.jwt?.audience,
+    pick: (c) => c.access.jwt?.audience,
     companions: jwtCompanions,
     accepts: [['api://plants', 'api://plants']],
     refuses: [],
@@ -98,7 +100,7 @@ const cases: Record<string, SettingCase> = {
   jwtScopeClaim: {
     flag: '--jwt-scope-claim',
     env: 'PLANT_STORE_JWT_SCOPE_CLAIM',
-    pick: (c) => c.jwt?.scopeClaim,
+    pick: (c) => c.access.jwt?.scopeClaim,
     companions: jwtCompanions,
     accepts: [['scp', 'scp'], ['permissions', 'permissions']],
     refuses: ['a b', 'x'.repeat(65)],
@@ -106,105 +108,106 @@ const cases: Record<string, SettingCase> = {
   tokensFile: {
     flag: '--tokens-file',
     env: 'PLANT_STORE_TOKENS_FILE',
-    pick: (c) => c.tokensFile,
+    pick: (c) => c.access.tokensFile,
     accepts: [['/etc/plant-store/tokens', '/etc/plant-store/tokens']],
     refuses: [],
   },
   storage: {
     flag: '--storage',
     env: 'PLANT_STORE_STORAGE',
-    pick: (c) => c.storage,
+    pick: (c) => (c.storage === undefined ? 'memory' : 'dataDir' in c.storage ? 'disk' : 'mongodb'),
     accepts: [['disk', 'disk'], ['memory', 'memory']],
     refuses: ['sqlite', 'Disk', 'mongo'],
   },
   dataDir: {
     flag: '--data-dir',
     env: 'PLANT_STORE_DATA_DIR',
-    pick: (c) => c.dataDir,
+    pick: (c) => c.storage !== undefined && 'dataDir' in c.storage && c.storage.dataDir,
     accepts: [['/srv/plants', '/srv/plants'], ['data', 'data']],
     refuses: [' '],
   },
   mongodbUri: {
     flag: '--mongodb-uri',
     env: 'MONGODB_URI',
-    pick: (c) => c.mongodbUri,
+    pick: (c) => c.storage !== undefined && 'mongodbUri' in c.storage && c.storage.mongodbUri,
     accepts: [['mongodb://db:27017/plants', 'mongodb://db:27017/plants'], ['mongodb+srv://cluster.example/x', 'mongodb+srv://cluster.example/x']],
     refuses: ['http://db:27017', 'db:27017', 'mongodb://'],
   },
   mongodbDb: {
     flag: '--mongodb-db',
     env: 'MONGODB_DB',
-    pick: (c) => c.mongodbDb,
+    with: { MONGODB_URI: 'mongodb://db/' },
+    pick: (c) => c.storage !== undefined && 'mongodbUri' in c.storage && c.storage.databaseName,
     accepts: [['plants', 'plants'], ['plant_store-2', 'plant_store-2']],
     refuses: ['has space', 'dots.not.allowed', 'x'.repeat(64)],
   },
   logLevel: {
     flag: '--log-level',
     env: 'PLANT_STORE_LOG_LEVEL',
-    pick: (c) => c.logLevel,
+    pick: (c) => c.log.level,
     accepts: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => [level, level] as const),
     refuses: ['verbose', 'INFO', '3'],
   },
   rateLimit: {
     flag: '--rate-limit',
     env: 'PLANT_STORE_RATE_LIMIT',
-    pick: (c) => c.rateLimit,
+    pick: (c) => c.http.rateLimit,
     accepts: [['off', undefined], ['10', { perSecond: 10, burst: 100 }], ['0.5', { perSecond: 0.5, burst: 100 }]],
     refuses: ['0', '-1', 'fast', '1e3', '2000000'],
   },
   rateBurst: {
     flag: '--rate-burst',
     env: 'PLANT_STORE_RATE_BURST',
-    pick: (c) => c.rateLimit?.burst,
+    pick: (c) => c.http.rateLimit?.burst,
     accepts: [['1', 1], ['500', 500]],
     refuses: ['0', '1.5', 'off', 'many'],
   },
   authFailureLimit: {
     flag: '--auth-failure-limit',
     env: 'PLANT_STORE_AUTH_FAILURE_LIMIT',
-    pick: (c) => c.authFailureLimit,
+    pick: (c) => c.http.authFailuresPerMinute,
     accepts: [['off', undefined], ['30', 30], ['1', 1]],
     refuses: ['0', '0.5', 'none', '-3'],
   },
   bodyLimit: {
     flag: '--body-limit',
     env: 'PLANT_STORE_BODY_LIMIT',
-    pick: (c) => c.bodyLimitBytes,
+    pick: (c) => c.http.bodyLimitBytes,
     accepts: [['64', 64], ['16384', 16384], ['1048576', 1048576]],
     refuses: ['63', '1048577', '16k', 'off'],
   },
   storageTimeout: {
     flag: '--storage-timeout-ms',
     env: 'PLANT_STORE_STORAGE_TIMEOUT_MS',
-    pick: (c) => c.storageTimeoutMs,
+    pick: (c) => c.storage?.timeoutMs,
     accepts: [['100', 100], ['600000', 600000]],
     refuses: ['99', '600001', '5s'],
   },
   headersTimeout: {
     flag: '--headers-timeout-ms',
     env: 'PLANT_STORE_HEADERS_TIMEOUT_MS',
-    pick: (c) => c.headersTimeoutMs,
+    pick: (c) => c.http.headersTimeoutMs,
     accepts: [['100', 100], ['2000', 2000]],
     refuses: ['0', '99', '600001', '10s'],
   },
   requestTimeout: {
     flag: '--request-timeout-ms',
     env: 'PLANT_STORE_REQUEST_TIMEOUT_MS',
-    pick: (c) => c.requestTimeoutMs,
+    pick: (c) => c.http.requestTimeoutMs,
     accepts: [['30000', 30000], ['3600000', 3600000]],
     refuses: ['99', '3600001', 'soon'],
   },
   shutdownGrace: {
     flag: '--shutdown-grace-ms',
     env: 'PLANT_STORE_SHUTDOWN_GRACE_MS',
-    pick: (c) => c.shutdownGraceMs,
+    pick: (c) => c.http.shutdownGraceMs,
     accepts: [['0', 0], ['10000', 10000]],
     refuses: ['-1', '600001', 'soon'],
   },
   corsOrigins: {
     flag: '--cors-origins',
     env: 'PLANT_STORE_CORS_ORIGINS',
-    pick: (c) => c.corsOrigins,
+    pick: (c) => c.http.corsOrigins,
     accepts: [['*', ['*']], ['https://a.example, http://b.example:8080', ['https://a.example', 'http://b.example:8080']], [' , ', []]],
     refuses: ['a.example', 'https://a.example/path', 'ftp://a.example'],
   },
@@ -213,32 +216,28 @@ const cases: Record<string, SettingCase> = {
 describe('configuration (parseConfig)', () => {
   it('with nothing given: the documented defaults', () => {
     expect(accepted([])).to.deep.equal({
-      port: 3000,
-      host: '127.0.0.1',
-      basePath: '',
-      tokens: undefined,
-      tokensFile: undefined,
-      storage: 'disk',
-      dataDir: './plant-store-data',
-      mongodbUri: undefined,
-      mongodbDb: undefined,
-      logLevel: 'info',
-      rateLimit: { perSecond: 50, burst: 100 },
-      authFailureLimit: 30,
-      bodyLimitBytes: 16384,
-      storageTimeoutMs: 5000,
-      headersTimeoutMs: 10000,
-      requestTimeoutMs: 30000,
-      shutdownGraceMs: 10000,
-      corsOrigins: [],
-      jwt: undefined,
+      http: {
+        host: '127.0.0.1',
+        port: 3000,
+        basePath: '',
+        bodyLimitBytes: 16384,
+        rateLimit: { perSecond: 50, burst: 100 },
+        authFailuresPerMinute: 30,
+        corsOrigins: [],
+        headersTimeoutMs: 10000,
+        requestTimeoutMs: 30000,
+        shutdownGraceMs: 10000,
+      },
+      access: {},
+      storage: { dataDir: './plant-store-data', timeoutMs: 5000 },
       webhooks: undefined,
+      log: { level: 'info' },
     });
   });
 
   for (const [name, c] of Object.entries(cases)) {
     describe(name, () => {
-      const others = { ...c.companions };
+      const others = { ...c.companions, ...c.with };
       delete others[c.env];
       for (const [text, value] of c.accepts) {
         it(`takes ${JSON.stringify(text)} as ${JSON.stringify(value)}`, () => {
@@ -266,8 +265,8 @@ describe('configuration (parseConfig)', () => {
   }
 
   it('a flag wins over its variable; an empty variable counts as unset', () => {
-    expect(accepted(['--port', '81'], { PORT: '80' }).port).to.equal(81);
-    expect(accepted([], { PORT: '' }).port).to.equal(3000);
+    expect(accepted(['--port', '81'], { PORT: '80' }).http.port).to.equal(81);
+    expect(accepted([], { PORT: '' }).http.port).to.equal(3000);
   });
 
   it('names every bad value at once, one line each', () => {

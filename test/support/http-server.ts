@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { buildServer, type ServerLog, type StorageOpener } from '../../composition/build-server.js';
-import { configFrom } from '../../composition/config.js';
+import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/injection-tokens.js';
 import { createLogger } from '../../composition/logger.js';
 import type { PlantStore } from '../../composition/plant-store.js';

@@ -6,6 +6,7 @@ import { DiskDeliveryOutbox } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { reading, writing } from './disk-errors.js';
 import { mergeById } from './merge-by-id.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 
 /** What is kept of a plant: its id is the key it is stored under. */
 interface StoredPlant {
@@ -15,7 +16,7 @@ interface StoredPlant {
 type TagKey = [tag: string, id: number];
 
 export interface DiskPlantRepositoryOptions {
-  /** Longest wait for a write to reach the disk, in ms, before it fails as storage unavailable. Default 5000. */
+  /** Longest wait for a write to reach the disk, in ms, before it fails as storage unavailable. Default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMS?: number;
   /**
    * Reads only, without taking the directory's lock: for exports and backups while a server
@@ -26,7 +27,6 @@ export interface DiskPlantRepositoryOptions {
 
 /** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
 export const DATABASE_FILE_NAME = 'plants.lmdb';
-const DEFAULT_TIMEOUT_MS = 5000;
 
 const toStored = (plant: Plant): StoredPlant => (plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag });
 const toPlant = (id: number, stored: StoredPlant): Plant =>
@@ -47,7 +47,7 @@ export class DiskPlantRepository implements PlantRepository {
    * process holds it) and opens the environment.
    */
   static open(dataDir: string, options: DiskPlantRepositoryOptions = {}): DiskPlantRepository {
-    const timeoutMS = options.timeoutMS ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMS = options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
     const directory = resolve(dataDir);
     const path = join(directory, DATABASE_FILE_NAME);

@@ -4,6 +4,7 @@ import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocume
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
 
 export interface MongoPlantRepositoryOptions {
@@ -11,11 +12,10 @@ export interface MongoPlantRepositoryOptions {
   readonly databaseName?: string;
   /** Default `plants`. */
   readonly collectionName?: string;
-  /** Longest wait for any one call, in ms, before it fails as storage unavailable. Default 5000. */
+  /** Longest wait for any one call, in ms, before it fails as storage unavailable. Default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMS?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 5000;
 /** Longest a readiness ping may take (never longer than the call timeout). */
 export const PING_TIMEOUT_MS = 1000;
 export const DEFAULT_DATABASE_NAME = 'plant_store';
@@ -46,7 +46,7 @@ export class MongoPlantRepository implements PlantRepository {
    * closes it). Fails with StorageUnavailable when the database cannot be reached in time.
    */
   static async connect(uri: string, options: MongoPlantRepositoryOptions = {}): Promise<MongoPlantRepository> {
-    const timeoutMS = options.timeoutMS ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMS = options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMS) || timeoutMS <= 0) throw new RangeError(`timeoutMS must be a positive integer, got ${timeoutMS}`);
     const client = createClient(uri, timeoutMS);
     const databaseName = databaseNameIn(uri) ?? options.databaseName ?? DEFAULT_DATABASE_NAME;
@@ -75,7 +75,7 @@ export class MongoPlantRepository implements PlantRepository {
    * stand-ins whose every operation it orders (see test/simulation/). Owns no client.
    */
   static over(collections: MongoCollections, options: { timeoutMS?: number; random?: () => number } = {}): MongoPlantRepository {
-    return new MongoPlantRepository(undefined, collections, options.timeoutMS ?? DEFAULT_TIMEOUT_MS, 'collections given by the caller', options.random);
+    return new MongoPlantRepository(undefined, collections, options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS, 'collections given by the caller', options.random);
   }
 
   private readonly collection: Collection<PlantDocument>;

@@ -1,5 +1,5 @@
-import { parseTokenEntry, scopesProblem, tokenProblem, type StaticToken } from '../adapters/auth/static-token-rules.js';
-import type { Scope } from '../core/index.js';
+import { parseTokenEntry, scopesProblem, tokenProblem, type StaticToken } from '../../adapters/auth/static-token-rules.js';
+import type { Scope } from '../../core/index.js';
 import { ConfigError } from './config-error.js';
 
 /**

@@ -1,0 +1,85 @@
+import { mixed, string } from 'yup';
+import { HTTP_DEFAULTS, type HttpConfig } from '../http-options.js';
+import { integer, labelOf, list, numberOrOff, setting } from './setting.js';
+
+/** How the command serves: the `http` options. Rate limits are on here, off in the library. */
+export const httpSettings = {
+  port: setting({ option: 'http.port', flag: 'port', env: 'PORT', default: String(HTTP_DEFAULTS.port), help: 'TCP port; 0 picks a free one' }, integer(0, 65535)),
+  host: setting(
+    { option: 'http.host', flag: 'host', env: 'HOST', default: HTTP_DEFAULTS.host, help: 'address to listen on (0.0.0.0 for every interface)' },
+    string().required('must be a host name or address').matches(/^[^\s/]+$/, 'must be a host name or address'),
+  ),
+  basePath: setting(
+    { option: 'http.basePath', flag: 'base-path', env: 'PLANT_STORE_BASE_PATH', default: HTTP_DEFAULTS.basePath, help: 'prefix of the API paths, e.g. /v1' },
+    mixed<string>()
+      .defined()
+      .transform((_, raw: string) => (raw === '/' ? '' : raw))
+      .test('shape', 'must look like /v1 (segments of letters, digits, - . _ ~; no trailing slash)', (value) => value === '' || /^(\/[A-Za-z0-9\-._~]+)+$/.test(value ?? '')),
+  ),
+  rateLimit: setting(
+    { option: 'http.rateLimit.perSecond', flag: 'rate-limit', env: 'PLANT_STORE_RATE_LIMIT', default: '50', help: 'requests per second per token, or off' },
+    numberOrOff(0.001, 1_000_000),
+  ),
+  rateBurst: setting(
+    { option: 'http.rateLimit.burst', flag: 'rate-burst', env: 'PLANT_STORE_RATE_BURST', default: '100', help: 'requests a token may send at once before the rate applies' },
+    integer(1, 1_000_000),
+  ),
+  authFailureLimit: setting(
+    { option: 'http.authFailuresPerMinute', flag: 'auth-failure-limit', env: 'PLANT_STORE_AUTH_FAILURE_LIMIT', default: '30', help: 'failed authentications per minute per client address, or off' },
+    numberOrOff(1, 1_000_000),
+  ),
+  bodyLimit: setting(
+    { option: 'http.bodyLimitBytes', flag: 'body-limit', env: 'PLANT_STORE_BODY_LIMIT', default: String(HTTP_DEFAULTS.bodyLimitBytes), help: 'largest request body in bytes' },
+    integer(64, 1024 * 1024),
+  ),
+  headersTimeout: setting(
+    {
+      option: 'http.headersTimeoutMs',
+      flag: 'headers-timeout-ms',
+      env: 'PLANT_STORE_HEADERS_TIMEOUT_MS',
+      default: String(HTTP_DEFAULTS.headersTimeoutMs),
+      help: 'longest time a client may take to send its request headers (408 after)',
+    },
+    integer(100, 600_000),
+  ),
+  requestTimeout: setting(
+    {
+      option: 'http.requestTimeoutMs',
+      flag: 'request-timeout-ms',
+      env: 'PLANT_STORE_REQUEST_TIMEOUT_MS',
+      default: String(HTTP_DEFAULTS.requestTimeoutMs),
+      help: 'longest time a client may take to send a whole request, body included (408 after)',
+    },
+    integer(100, 3_600_000),
+  ),
+  shutdownGrace: setting(
+    { option: 'http.shutdownGraceMs', flag: 'shutdown-grace-ms', env: 'PLANT_STORE_SHUTDOWN_GRACE_MS', default: String(HTTP_DEFAULTS.shutdownGraceMs), help: 'time open requests get to finish on SIGTERM/SIGINT' },
+    integer(0, 600_000),
+  ),
+  corsOrigins: setting(
+    { option: 'http.corsOrigins', flag: 'cors-origins', env: 'PLANT_STORE_CORS_ORIGINS', default: '', help: 'comma-separated origins allowed by CORS (default: CORS off)' },
+    list(/^(\*|https?:\/\/[^/\s]+)$/, 'entries must look like https://example.org (no path), or *'),
+  ),
+};
+
+type Values = { [K in keyof typeof httpSettings]: ReturnType<(typeof httpSettings)[K]['parse']> };
+
+/** The `http` options, or why the values disagree. */
+export function httpOptionsFrom(v: Values): { readonly value: HttpConfig } | string {
+  if (v.headersTimeout > v.requestTimeout) {
+    return `${labelOf(httpSettings.headersTimeout)} (${v.headersTimeout}) must not exceed ${labelOf(httpSettings.requestTimeout)} (${v.requestTimeout})`;
+  }
+  const value: HttpConfig = {
+    host: v.host,
+    port: v.port,
+    basePath: v.basePath,
+    bodyLimitBytes: v.bodyLimit,
+    rateLimit: v.rateLimit === undefined ? undefined : { perSecond: v.rateLimit, burst: v.rateBurst },
+    authFailuresPerMinute: v.authFailureLimit,
+    corsOrigins: v.corsOrigins,
+    headersTimeoutMs: v.headersTimeout,
+    requestTimeoutMs: v.requestTimeout,
+    shutdownGraceMs: v.shutdownGrace,
+  };
+  return { value };
+}

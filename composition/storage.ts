@@ -1,7 +1,7 @@
 import type { DeliveryOutbox, PlantRepository } from '../core/index.js';
 import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 
-/** MongoDB at this URI; the database is the URI's path, else `databaseName`, else `plant_store`. */
+/** MongoDB at this URI; the database is the URI's path, else `databaseName`, else DEFAULT_DATABASE_NAME (`plant_store`). */
 export interface MongoStorageOption {
   readonly mongodbUri: string;
   readonly databaseName?: string | undefined;

@@ -13,17 +13,25 @@ export interface JwtSettings {
   readonly issuer: string;
   /** An `aud` the tokens must carry: this API's identifier at the provider. */
   readonly audience: string;
-  /** Claim holding the scopes; default `scope` (space-separated), also reading an `scp` list. */
+  /** Claim holding the scopes; default in JWT_DEFAULTS (`scope`, space-separated, also reading an `scp` list). */
   readonly scopeClaim?: string;
   /** Default: every asymmetric algorithm. */
   readonly algorithms?: readonly JwtAlgorithm[];
-  /** Allowed clock difference for `exp` and `nbf`; default 30 s. */
+  /** Allowed clock difference for `exp` and `nbf`; default in JWT_DEFAULTS (30 s). */
   readonly clockToleranceSeconds?: number;
-  /** Shortest time between two JWKS fetches; default 30 s. */
+  /** Shortest time between two JWKS fetches; default in JWT_DEFAULTS (30 s). */
   readonly jwksCooldownMs?: number;
-  /** Longest wait for the JWKS; default 5 s. */
+  /** Longest wait for the JWKS; default in JWT_DEFAULTS (5 s). */
   readonly jwksTimeoutMs?: number;
 }
+
+/** The defaults of the optional JwtSettings, each written here only. */
+export const JWT_DEFAULTS = {
+  scopeClaim: 'scope',
+  clockToleranceSeconds: 30,
+  jwksCooldownMs: 30_000,
+  jwksTimeoutMs: 5000,
+} as const satisfies Partial<JwtSettings>;
 
 /** Why these settings cannot work; undefined when they can. */
 export function jwtSettingsProblem(settings: JwtSettings): string | undefined {

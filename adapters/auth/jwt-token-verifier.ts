@@ -1,10 +1,9 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import { isScope, type Principal, type Scope, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
 import { JwksCache, JwksUnavailable } from './jwks-cache.js';
-import { ASYMMETRIC_ALGORITHMS, jwtSettingsProblem, type JwtSettings } from './jwt-settings.js';
+import { ASYMMETRIC_ALGORITHMS, JWT_DEFAULTS, jwtSettingsProblem, type JwtSettings } from './jwt-settings.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
-const DEFAULT_SCOPE_CLAIM = 'scope';
 // Distinct JWTs verified and remembered at once; beyond, the oldest is checked again next time.
 const CACHE_CAPACITY = 10_000;
 // Three base64url parts: anything else is not a JWS compact token, so not worth parsing.
@@ -29,12 +28,12 @@ export class JwtTokenVerifier implements TokenVerifier {
     const problem = jwtSettingsProblem(settings);
     if (problem !== undefined) throw new Error(problem);
     this.algorithms = [...(settings.algorithms ?? ASYMMETRIC_ALGORITHMS)];
-    this.scopeClaim = settings.scopeClaim ?? DEFAULT_SCOPE_CLAIM;
+    this.scopeClaim = settings.scopeClaim ?? JWT_DEFAULTS.scopeClaim;
     this.keys = new JwksCache({
       url: settings.jwksUrl,
-      cooldownMs: settings.jwksCooldownMs ?? 30_000,
+      cooldownMs: settings.jwksCooldownMs ?? JWT_DEFAULTS.jwksCooldownMs,
       maxAgeMs: 10 * 60_000,
-      timeoutMs: settings.jwksTimeoutMs ?? 5000,
+      timeoutMs: settings.jwksTimeoutMs ?? JWT_DEFAULTS.jwksTimeoutMs,
       onFetchFailure: onJwksFailure,
     });
   }
@@ -53,7 +52,7 @@ export class JwtTokenVerifier implements TokenVerifier {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         algorithms: this.algorithms,
-        clockTolerance: this.settings.clockToleranceSeconds ?? 30,
+        clockTolerance: this.settings.clockToleranceSeconds ?? JWT_DEFAULTS.clockToleranceSeconds,
         requiredClaims: ['sub', 'exp'],
       }));
     } catch (error) {
@@ -68,7 +67,7 @@ export class JwtTokenVerifier implements TokenVerifier {
 
   private scopesOf(payload: JWTPayload): Scope[] {
     const claimed = [...words(payload[this.scopeClaim])];
-    if (this.scopeClaim === DEFAULT_SCOPE_CLAIM) claimed.push(...words(payload['scp']));
+    if (this.scopeClaim === JWT_DEFAULTS.scopeClaim) claimed.push(...words(payload['scp']));
     return [...new Set(claimed.filter(isScope))];
   }
 }

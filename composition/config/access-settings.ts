@@ -1,4 +1,4 @@
-import { jwtSettingsProblem, type JwtSettings } from '../../adapters/auth/jwt-settings.js';
+import { JWT_DEFAULTS, jwtSettingsProblem, type JwtSettings } from '../../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
 import { entriesOf, labelOf, optionalText, setting, type Setting } from './setting.js';
 import { staticTokensFrom } from './static-tokens.js';
@@ -34,7 +34,7 @@ export const accessSettings = {
   jwtJwksUrl: jwtText('jwksUrl', 'jwt-jwks-url', 'PLANT_STORE_JWT_JWKS_URL', "accept JWTs signed by the keys at this URL (the identity provider's JWKS)"),
   jwtIssuer: jwtText('issuer', 'jwt-issuer', 'PLANT_STORE_JWT_ISSUER', 'the iss claim JWTs must carry (needed with the JWKS URL)'),
   jwtAudience: jwtText('audience', 'jwt-audience', 'PLANT_STORE_JWT_AUDIENCE', 'the aud claim JWTs must carry (needed with the JWKS URL)'),
-  jwtScopeClaim: jwtText('scopeClaim', 'jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', 'claim holding the scopes (default: scope, also reading scp)'),
+  jwtScopeClaim: jwtText('scopeClaim', 'jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', `claim holding the scopes (default: ${JWT_DEFAULTS.scopeClaim}, also reading scp)`),
 };
 
 type Values = { [K in keyof typeof accessSettings]: ReturnType<(typeof accessSettings)[K]['parse']> };

@@ -1,4 +1,5 @@
 import { string } from 'yup';
+import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaults.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import type { DiskStorageOption, MongoStorageOption } from '../storage.js';
 import { integer, labelOf, optionalText, setting } from './setting.js';
@@ -21,7 +22,7 @@ export const storageSettings = {
     optionalText(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URI'),
   ),
   mongodbDb: setting(
-    { option: 'storage.databaseName', flag: 'mongodb-db', env: 'MONGODB_DB', default: '', help: 'database name when the URI has none (default plant_store)' },
+    { option: 'storage.databaseName', flag: 'mongodb-db', env: 'MONGODB_DB', default: '', help: `database name when the URI has none (default ${DEFAULT_DATABASE_NAME})` },
     optionalText(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -'),
   ),
   storageTimeout: setting(

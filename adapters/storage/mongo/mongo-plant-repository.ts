@@ -5,10 +5,11 @@ import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
+import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
 import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
 
 export interface MongoPlantRepositoryOptions {
-  /** Used when the URI names no database (`mongodb://host/<database>`). Default `plant_store`. */
+  /** Used when the URI names no database (`mongodb://host/<database>`). Default DEFAULT_DATABASE_NAME. */
   readonly databaseName?: string;
   /** Default `plants`. */
   readonly collectionName?: string;
@@ -18,8 +19,7 @@ export interface MongoPlantRepositoryOptions {
 
 /** Longest a readiness ping may take (never longer than the call timeout). */
 export const PING_TIMEOUT_MS = 1000;
-export const DEFAULT_DATABASE_NAME = 'plant_store';
-export const DEFAULT_COLLECTION_NAME = 'plants';
+export { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
 
 /** Serves `tag` filters: equal tags, then ids in order, so a page is a range per tag. */
 export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as const;

@@ -5,10 +5,10 @@
 import { ConfigError } from './config/config-error.js';
 import { commandOf, helpText } from './config/help-text.js';
 import { parseConfig } from './config/parse-config.js';
-import { buildServer, type BuiltServer } from './build-server.js';
+import { buildServer, type BuiltServer } from './server/build-server.js';
 import { packageVersion } from './package-version.js';
-import { writeGeneratedToken, type TokenFile } from './generated-token.js';
-import { runSubcommand, SUBCOMMANDS_HELP } from './subcommands.js';
+import { writeGeneratedToken, type TokenFile } from './server/generated-token.js';
+import { runSubcommand, SUBCOMMANDS_HELP } from './cli/subcommands.js';
 
 async function main(argv: string[]): Promise<void> {
   const command = commandOf(argv);

@@ -1,5 +1,5 @@
 import { mixed, string } from 'yup';
-import { HTTP_DEFAULTS, type HttpConfig } from '../http-options.js';
+import { HTTP_DEFAULTS, type HttpConfig } from '../server/http-options.js';
 import { integer, labelOf, list, numberOrOff, setting } from './setting.js';
 
 /** How the command serves: the `http` options. Rate limits are on here, off in the library. */

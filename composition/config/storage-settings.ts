@@ -1,7 +1,7 @@
 import { string } from 'yup';
 import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaults.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
-import type { DiskStorageOption, MongoStorageOption } from '../storage.js';
+import type { DiskStorageOption, MongoStorageOption } from '../store/storage.js';
 import { integer, labelOf, optionalText, setting } from './setting.js';
 
 export const STORAGE_KINDS = ['disk', 'memory', 'mongodb'] as const;

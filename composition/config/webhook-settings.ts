@@ -1,7 +1,7 @@
 import { mixed } from 'yup';
 import type { PlantEventType } from '../../core/index.js';
 import { ConfigError } from './config-error.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, secretProblem, urlProblem, WEBHOOK_EVENT_TYPES, type WebhookOptions } from '../webhook-options.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, parseRetrySchedule, secretProblem, urlProblem, WEBHOOK_EVENT_TYPES, type WebhookOptions } from '../store/webhook-options.js';
 import { boolean, entriesOf, integer, labelOf, list, setting, type Setting } from './setting.js';
 
 /** Where changes are delivered: the `webhooks` option (none without URLs). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../composition/config/config-error.js';
 import { configFrom } from '../../composition/config/parse-config.js';
-import { serverTokens } from '../../composition/server-tokens.js';
+import { serverTokens } from '../../composition/server/server-tokens.js';
 
 const readConfig = (argv: string[], env: Record<string, string>) => configFrom(argv, env);
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ImportProgress, PROGRESS_MIN_BYTES } from '../../composition/import-progress.js';
+import { ImportProgress, PROGRESS_MIN_BYTES } from '../../composition/cli/import-progress.js';
 
 /** A stand-in for process.stderr: whether it is a terminal, and what was written to it. */
 function terminal(isTTY: boolean): NodeJS.WriteStream & { written: string[] } {

@@ -6,8 +6,8 @@ import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaul
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import { helpText } from '../../composition/config/help-text.js';
 import { settings, type SettingName } from '../../composition/config/settings.js';
-import { HTTP_DEFAULTS } from '../../composition/http-options.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/webhook-options.js';
+import { HTTP_DEFAULTS } from '../../composition/server/http-options.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/store/webhook-options.js';
 import { projectRoot } from '../support/project-root.js';
 
 // Every default of the command, and where it is written. A row whose option the library

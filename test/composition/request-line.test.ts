@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Writable } from 'node:stream';
 import type { RequestLogFields } from '../../adapters/http/app/http-log.js';
-import { createLogger } from '../../composition/logger.js';
+import { createLogger } from '../../composition/server/logger.js';
 
 /** A logger as the server makes it for a JSON destination, and the lines it wrote. */
 function jsonLogger(level: 'info' | 'warn' = 'info') {
@@ -31,7 +31,7 @@ const fields: fc.Arbitrary<RequestLogFields> = fc.record({
   tokenHolder: fc.option(text, { nil: undefined }),
 });
 
-// The request line is written by hand on the hot path (composition/request-line.ts): it must
+// The request line is written by hand on the hot path (composition/server/request-line.ts): it must
 // be the line pino itself writes for the same fields.
 describe('the request line written straight to the destination', () => {
   it('is the line pino writes for the same fields, for any field values', () => {

@@ -4,9 +4,9 @@ import { exportSPKI } from 'jose';
 import { createPlantStore, startServer } from '../../composition/index.js';
 import { expectError, expectOk, invalidTokenChallenge } from '../support/http-expect.js';
 import { IdentityProvider, newSigningKey } from '../support/identity-provider.js';
-import type { ServerLog } from '../../composition/build-server.js';
-import { InjectionTokens } from '../../composition/injection-tokens.js';
-import { tokenVerifierFor } from '../../composition/token-verification.js';
+import type { ServerLog } from '../../composition/server/build-server.js';
+import { InjectionTokens } from '../../composition/store/injection-tokens.js';
+import { tokenVerifierFor } from '../../composition/server/token-verification.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 const staticToken = 'static-token-0123456789abcdef';

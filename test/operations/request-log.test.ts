@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { createPlantStore, MemoryPlantRepository, startServer, type PlantStore, type RunningServer } from '../../composition/index.js';
-import { createLogger } from '../../composition/logger.js';
+import { createLogger } from '../../composition/server/logger.js';
 
 const token = 'log-test-token-0123456789abcdef';
 

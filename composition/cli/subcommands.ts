@@ -1,4 +1,4 @@
-import { ConfigError } from './config/config-error.js';
+import { ConfigError } from '../config/config-error.js';
 import { EXPORT_USAGE, exportCommand } from './export-command.js';
 import { IMPORT_USAGE, importCommand } from './import-command.js';
 

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import type { RequestLogFields } from '../adapters/http/app/http-log.js';
+import type { RequestLogFields } from '../../adapters/http/app/http-log.js';
 
 /** Strings that go into JSON as they are: printable ASCII without `"` or `\`. */
 const plainText = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

@@ -1,4 +1,4 @@
-import { ConfigError } from './config/config-error.js';
+import { ConfigError } from '../config/config-error.js';
 
 /** A subcommand's command line: its own flags, its positional arguments, and the server settings left for readConfig. */
 export interface CommandArgs {

@@ -1,5 +1,5 @@
-import type { DeliveryOutbox, PlantRepository } from '../core/index.js';
-import { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
+import type { DeliveryOutbox, PlantRepository } from '../../core/index.js';
+import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 
 /** MongoDB at this URI; the database is the URI's path, else `databaseName`, else DEFAULT_DATABASE_NAME (`plant_store`). */
 export interface MongoStorageOption {
@@ -47,7 +47,7 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
   }
   if ('dataDir' in option) {
     // Loaded only when asked for, like the MongoDB driver: embedded users on memory never load LMDB.
-    const { DiskPlantRepository } = await import('../adapters/storage/disk/disk-plant-repository.js');
+    const { DiskPlantRepository } = await import('../../adapters/storage/disk/disk-plant-repository.js');
     const repository = DiskPlantRepository.open(option.dataDir, {
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
       ...(option.readOnly && { readOnly: true }),
@@ -56,7 +56,7 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
   }
   if ('mongodbUri' in option) {
     // Loaded only when asked for: the driver alone adds about 20 MB to a process.
-    const { MongoPlantRepository } = await import('../adapters/storage/mongo/mongo-plant-repository.js');
+    const { MongoPlantRepository } = await import('../../adapters/storage/mongo/mongo-plant-repository.js');
     // Connects and creates indexes now, so a wrong URI or a missing database stops start-up.
     const repository = await MongoPlantRepository.connect(option.mongodbUri, {
       ...(option.databaseName && { databaseName: option.databaseName }),

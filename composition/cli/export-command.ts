@@ -1,11 +1,11 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { PlantRepository } from '../core/index.js';
+import type { PlantRepository } from '../../core/index.js';
 import { splitCommandArgs } from './command-args.js';
-import { ConfigError } from './config/config-error.js';
-import { configFrom } from './config/parse-config.js';
-import { openStorage } from './storage.js';
+import { ConfigError } from '../config/config-error.js';
+import { configFrom } from '../config/parse-config.js';
+import { openStorage } from '../store/storage.js';
 
 export const EXPORT_USAGE = 'plant-store export [--output FILE] [settings]   every plant as JSON Lines, by ascending id (default: standard output)';
 const PAGE = 1000;

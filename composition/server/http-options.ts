@@ -1,4 +1,4 @@
-import type { HttpLog } from '../adapters/http/app/http-log.js';
+import type { HttpLog } from '../../adapters/http/app/http-log.js';
 
 /** A per-principal token bucket: requests per second sustained, and how many at once. */
 export interface RateLimitConfig {

@@ -8,7 +8,7 @@ import {
   type EventPublisher,
   type PlantRepository,
   type Subscriptions,
-} from '../core/index.js';
+} from '../../core/index.js';
 import { InjectionTokens } from './injection-tokens.js';
 
 export interface Ports {

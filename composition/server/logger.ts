@@ -1,8 +1,8 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
-import { requestLine } from '../adapters/http/app/request-log.js';
+import { requestLine } from '../../adapters/http/app/request-log.js';
 import { requestLineWriter } from './request-line.js';
-import type { LogLevel } from './config/settings.js';
+import type { LogLevel } from '../config/settings.js';
 
 // Fields of a request line; at a terminal they are folded into its one line of text.
 const requestFields = 'requestId,method,route,path,status,error,durationMs,tokenHolder';

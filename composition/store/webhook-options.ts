@@ -1,4 +1,4 @@
-import type { PlantEventType } from '../core/index.js';
+import type { PlantEventType } from '../../core/index.js';
 
 export const WEBHOOK_EVENT_TYPES: readonly PlantEventType[] = ['plant.created', 'plant.deleted'];
 /** The public contract's one webhook. */

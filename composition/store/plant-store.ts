@@ -8,14 +8,14 @@ import {
   type Plant,
   type PlantPage,
   type PlantUseCases,
-} from '../core/index.js';
+} from '../../core/index.js';
 import {
   InProcessEventBus,
   type ListenerErrorReporter,
   type PlantEventListener,
-} from '../adapters/events/in-process-event-bus.js';
+} from '../../adapters/events/in-process-event-bus.js';
 import { buildContainer } from './container.js';
-import type { DeliveryLog } from '../adapters/webhooks/delivery-worker.js';
+import type { DeliveryLog } from '../../adapters/webhooks/delivery-worker.js';
 import { consoleDeliveryLog, deliveryStateOf, webhookDeliveryFor, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 import type { WebhookOptions } from './webhook-options.js';
 import { openStorage, type OpenStorage, type StorageOption } from './storage.js';

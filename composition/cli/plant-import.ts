@@ -1,5 +1,5 @@
-import { isPlantStoreError, parseNewPlant, type Plant, type PlantRepository } from '../core/index.js';
-import type { PlantFileEntry } from '../adapters/files/plant-file-reader.js';
+import { isPlantStoreError, parseNewPlant, type Plant, type PlantRepository } from '../../core/index.js';
+import type { PlantFileEntry } from '../../adapters/files/plant-file-reader.js';
 
 export interface ImportCounts {
   created: number;

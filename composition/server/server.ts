@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TokenVerifier } from '../core/index.js';
-import type { JwtSettings } from '../adapters/auth/jwt-settings.js';
-import type { StaticToken } from '../adapters/auth/static-token-rules.js';
-import { createHttpApp } from '../adapters/http/app/create-http-app.js';
-import { createNodeServer } from '../adapters/http/server/node-server.js';
-import type { HttpLog } from '../adapters/http/app/http-log.js';
-import { packageVersion } from './package-version.js';
-import type { PlantStore } from './plant-store.js';
+import type { TokenVerifier } from '../../core/index.js';
+import type { JwtSettings } from '../../adapters/auth/jwt-settings.js';
+import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
+import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
+import { createNodeServer } from '../../adapters/http/server/node-server.js';
+import type { HttpLog } from '../../adapters/http/app/http-log.js';
+import { packageVersion } from '../package-version.js';
+import type { PlantStore } from '../store/plant-store.js';
 import { HTTP_DEFAULTS, type HttpSettings } from './http-options.js';
 import { tokenVerifierFor } from './token-verification.js';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { StaticToken } from '../adapters/auth/static-token-rules.js';
-import type { AccessOptions } from './config/access-settings.js';
-import { ConfigError } from './config/config-error.js';
-import { labelOf } from './config/setting.js';
-import { settings } from './config/settings.js';
-import { staticTokensFrom } from './config/static-tokens.js';
+import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
+import type { AccessOptions } from '../config/access-settings.js';
+import { ConfigError } from '../config/config-error.js';
+import { labelOf } from '../config/setting.js';
+import { settings } from '../config/settings.js';
+import { staticTokensFrom } from '../config/static-tokens.js';
 
 export interface ServerTokens {
   readonly tokens: readonly StaticToken[];

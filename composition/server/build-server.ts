@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { TokenVerifier } from '../core/index.js';
-import { InProcessEventBus } from '../adapters/events/in-process-event-bus.js';
-import type { ServerConfig } from './config/parse-config.js';
-import { InjectionTokens } from './injection-tokens.js';
+import type { TokenVerifier } from '../../core/index.js';
+import { InProcessEventBus } from '../../adapters/events/in-process-event-bus.js';
+import type { ServerConfig } from '../config/parse-config.js';
+import { InjectionTokens } from '../store/injection-tokens.js';
 import { createLogger } from './logger.js';
-import { PlantStore } from './plant-store.js';
+import { PlantStore } from '../store/plant-store.js';
 import { serveStore, type RunningServer } from './server.js';
 import { serverTokens } from './server-tokens.js';
-import { openStorage, type OpenStorage } from './storage.js';
+import { openStorage, type OpenStorage } from '../store/storage.js';
 import { tokenVerifierFor } from './token-verification.js';
-import { webhookDeliveryFor } from './webhook-delivery.js';
+import { webhookDeliveryFor } from '../store/webhook-delivery.js';
 
 /** What the server logs with: pino's shape, the slice used here. */
 export interface ServerLog {

@@ -1,11 +1,11 @@
 import { createReadStream, statSync, type ReadStream } from 'node:fs';
-import { readPlantFile } from '../adapters/files/plant-file-reader.js';
+import { readPlantFile } from '../../adapters/files/plant-file-reader.js';
 import { splitCommandArgs } from './command-args.js';
-import { ConfigError } from './config/config-error.js';
-import { configFrom } from './config/parse-config.js';
+import { ConfigError } from '../config/config-error.js';
+import { configFrom } from '../config/parse-config.js';
 import { ImportProgress } from './import-progress.js';
 import { importPlants } from './plant-import.js';
-import { openStorage } from './storage.js';
+import { openStorage } from '../store/storage.js';
 
 export const IMPORT_USAGE = 'plant-store import [FILE|-] [settings]          add plants from JSON Lines, a JSON array or a json-server db.json (default: standard input)';
 

@@ -1,8 +1,8 @@
-import { Subscriptions, type DeliveryOutbox, type DeliveryState } from '../core/index.js';
-import { DeliveryWorker, type DeliveryLog } from '../adapters/webhooks/delivery-worker.js';
-import { WebhookSender } from '../adapters/webhooks/webhook-sender.js';
-import { ConfigError } from './config/config-error.js';
-import { packageVersion } from './package-version.js';
+import { Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
+import { DeliveryWorker, type DeliveryLog } from '../../adapters/webhooks/delivery-worker.js';
+import { WebhookSender } from '../../adapters/webhooks/webhook-sender.js';
+import { ConfigError } from '../config/config-error.js';
+import { packageVersion } from '../package-version.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, webhookOptionsProblem, type WebhookOptions } from './webhook-options.js';
 
 /** Webhook delivery as wired for one store: who gets what, and the worker sending it. */

@@ -13,7 +13,7 @@ export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-r
 export { createPlantStore, PlantStore, type PlantStoreOptions } from './store/plant-store.js';
 export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOption } from './store/storage.js';
 export type { RunningServer, ServerOptions } from './server/server.js';
-export type { HttpSettings, RateLimitConfig } from './server/http-options.js';
+export type { HttpSettings, RateLimitConfig } from '../adapters/http/app/http-settings.js';
 export type { BuiltServer, ServerLog, StorageOpener } from './server/build-server.js';
 export { ConfigError } from './config/config-error.js';
 export { configFrom, parseConfig, type ConfigResult, type ServerConfig } from './config/parse-config.js';

@@ -1,6 +1,6 @@
 import { mixed, string } from 'yup';
-import { HTTP_DEFAULTS, type HttpConfig } from '../server/http-options.js';
-import { integer, labelOf, list, numberOrOff, setting } from './setting.js';
+import { HTTP_DEFAULTS, type HttpConfig } from '../../adapters/http/app/http-settings.js';
+import { boolean, integer, labelOf, list, numberOrOff, setting } from './setting.js';
 
 /** How the command serves: the `http` options. Rate limits are on here, off in the library. */
 export const httpSettings = {
@@ -57,29 +57,30 @@ export const httpSettings = {
     integer(0, 600_000),
   ),
   corsOrigins: setting(
-    { option: 'http.corsOrigins', flag: 'cors-origins', env: 'PLANT_STORE_CORS_ORIGINS', default: '', help: 'comma-separated origins allowed by CORS (default: CORS off)' },
+    { option: 'http.corsOrigins', flag: 'cors-origins', env: 'PLANT_STORE_CORS_ORIGINS', default: HTTP_DEFAULTS.corsOrigins.join(','), help: 'comma-separated origins allowed by CORS (default: CORS off)' },
     list(/^(\*|https?:\/\/[^/\s]+)$/, 'entries must look like https://example.org (no path), or *'),
+  ),
+  docs: setting(
+    { option: 'http.docs', flag: 'docs', env: 'PLANT_STORE_DOCS', default: String(HTTP_DEFAULTS.docs), help: 'serve /openapi.json and the docs page /docs (true or false)' },
+    boolean(),
   ),
 };
 
 type Values = { [K in keyof typeof httpSettings]: ReturnType<(typeof httpSettings)[K]['parse']> };
 
-/** The `http` options, or why the values disagree. */
+/**
+ * The `http` options, each row's value at the option it names (`http.port` → `port`), or
+ * why the values disagree. Only the rate limit's two rows make one object.
+ */
 export function httpOptionsFrom(v: Values): { readonly value: HttpConfig } | string {
   if (v.headersTimeout > v.requestTimeout) {
     return `${labelOf(httpSettings.headersTimeout)} (${v.headersTimeout}) must not exceed ${labelOf(httpSettings.requestTimeout)} (${v.requestTimeout})`;
   }
-  const value: HttpConfig = {
-    host: v.host,
-    port: v.port,
-    basePath: v.basePath,
-    bodyLimitBytes: v.bodyLimit,
-    rateLimit: v.rateLimit === undefined ? undefined : { perSecond: v.rateLimit, burst: v.rateBurst },
-    authFailuresPerMinute: v.authFailureLimit,
-    corsOrigins: v.corsOrigins,
-    headersTimeoutMs: v.headersTimeout,
-    requestTimeoutMs: v.requestTimeout,
-    shutdownGraceMs: v.shutdownGrace,
-  };
-  return { value };
+  const value: Record<string, unknown> = {};
+  for (const [name, row] of Object.entries(httpSettings)) {
+    const option = row.option.slice('http.'.length);
+    if (!option.includes('.')) value[option] = v[name as keyof Values];
+  }
+  value['rateLimit'] = v.rateLimit === undefined ? undefined : { perSecond: v.rateLimit, burst: v.rateBurst };
+  return { value: value as HttpConfig };
 }

@@ -8,7 +8,7 @@ import { createNodeServer } from '../../adapters/http/server/node-server.js';
 import type { HttpLog } from '../../adapters/http/app/http-log.js';
 import { packageVersion } from '../package-version.js';
 import type { PlantStore } from '../store/plant-store.js';
-import { HTTP_DEFAULTS, type HttpSettings } from './http-options.js';
+import { HTTP_DEFAULTS, type HttpSettings } from '../../adapters/http/app/http-settings.js';
 import { tokenVerifierFor } from './token-verification.js';
 
 export interface ServerOptions extends HttpSettings {
@@ -46,17 +46,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, given: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
   const app = createHttpApp({
+    settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },
+    log: settings.log ?? silent,
     useCases: store.useCases,
     tokenVerifier,
     acceptsJwt: settings.acceptsJwt ?? false,
-    basePath: settings.basePath,
     version: packageVersion,
-    bodyLimitBytes: settings.bodyLimitBytes,
     checkStorage: () => store.ping(),
-    log: settings.log ?? silent,
-    rateLimit: settings.rateLimit,
-    authFailuresPerMinute: settings.authFailuresPerMinute,
-    corsOrigins: settings.corsOrigins,
     webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {

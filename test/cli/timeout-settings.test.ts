@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError } from '../../composition/config/config-error.js';
 import { configFrom } from '../../composition/config/parse-config.js';
-import { HTTP_DEFAULTS } from '../../composition/server/http-options.js';
+import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 
 const readConfig = (argv: string[], env: Record<string, string>) => configFrom(argv, env);
 

@@ -6,7 +6,7 @@ import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaul
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import { helpText } from '../../composition/config/help-text.js';
 import { settings, type SettingName } from '../../composition/config/settings.js';
-import { HTTP_DEFAULTS } from '../../composition/server/http-options.js';
+import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/store/webhook-options.js';
 import { projectRoot } from '../support/project-root.js';
 
@@ -21,6 +21,8 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   headersTimeout: String(HTTP_DEFAULTS.headersTimeoutMs),
   requestTimeout: String(HTTP_DEFAULTS.requestTimeoutMs),
   shutdownGrace: String(HTTP_DEFAULTS.shutdownGraceMs),
+  corsOrigins: HTTP_DEFAULTS.corsOrigins.join(','),
+  docs: String(HTTP_DEFAULTS.docs),
   storageTimeout: String(DEFAULT_STORAGE_TIMEOUT_MS),
   webhookEvents: DEFAULT_WEBHOOK_EVENTS.join(','),
   webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE,

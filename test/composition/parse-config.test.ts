@@ -211,6 +211,13 @@ const cases: Record<string, SettingCase> = {
     accepts: [['*', ['*']], ['https://a.example, http://b.example:8080', ['https://a.example', 'http://b.example:8080']], [' , ', []]],
     refuses: ['a.example', 'https://a.example/path', 'ftp://a.example'],
   },
+  docs: {
+    flag: '--docs',
+    env: 'PLANT_STORE_DOCS',
+    pick: (c) => c.http.docs,
+    accepts: [['true', true], ['false', false], ['0', false]],
+    refuses: ['off', 'yes'],
+  },
 };
 
 describe('configuration (parseConfig)', () => {
@@ -227,6 +234,7 @@ describe('configuration (parseConfig)', () => {
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
         shutdownGraceMs: 10000,
+        docs: true,
       },
       access: {},
       storage: { dataDir: './plant-store-data', timeoutMs: 5000 },

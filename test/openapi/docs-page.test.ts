@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { configFrom } from '../../composition/config/parse-config.js';
+import { createPlantStore, startServer } from '../../composition/index.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 describe('the docs page and its files', () => {
@@ -42,6 +44,28 @@ describe('the docs page and its files', () => {
       const answer = await get(path);
       expect(answer.status, path).to.equal(404);
       expect((await answer.json()).error, path).to.equal(40400);
+    }
+  });
+});
+
+describe('the docs switch (--docs / PLANT_STORE_DOCS)', () => {
+  it('is on unless set to false; off, /openapi.json and the docs page answer 404 like any unknown path, the API serves on', async () => {
+    expect(configFrom([], {}).http.docs).to.equal(true);
+    expect(configFrom([], { PLANT_STORE_DOCS: 'false' }).http.docs).to.equal(false);
+    expect(configFrom(['--docs', 'true'], { PLANT_STORE_DOCS: 'false' }).http.docs).to.equal(true);
+    const store = await createPlantStore();
+    const token = 'docs-off-token-0123456789';
+    const server = await startServer({ store, tokens: [token], port: 0, docs: false });
+    try {
+      // Bare fetch: the checked client reads /openapi.json, which this server does not serve.
+      for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui.css']) {
+        const answer = await fetch(`${server.url}${path}`);
+        expect([answer.status, ((await answer.json()) as { error: number }).error], path).to.deep.equal([404, 40400]);
+      }
+      expect((await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+    } finally {
+      await server.close();
+      await store.close();
     }
   });
 });

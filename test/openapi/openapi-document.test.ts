@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type Router from '@koa/router';
 import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
 import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
+import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 import { statusByErrorCode } from '../../adapters/http/errors/error-statuses.js';
 import { createPlantStore } from '../../composition/index.js';
 import { ErrorCode } from '../../core/index.js';
@@ -25,11 +26,10 @@ function documentedOperations(document: Record<string, any>): string[] {
 async function servedRoutes(basePath: string): Promise<string[]> {
   const store = await createPlantStore();
   const app = createHttpApp({
+    settings: { ...HTTP_DEFAULTS, basePath, rateLimit: undefined, authFailuresPerMinute: undefined },
     useCases: store.useCases,
     tokenVerifier: new StaticTokenVerifier(['unused-token-0123456789abcdef']),
-    basePath,
     version: '0.0.0-test',
-    bodyLimitBytes: 16 * 1024,
     checkStorage: async () => {},
     log: { info: () => {}, error: () => {} },
   });

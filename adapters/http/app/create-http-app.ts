@@ -7,27 +7,21 @@ import { httpModules } from '../http-modules.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpModuleFactory, ModuleContext, WebhookDeliveries } from './http-module.js';
 import type { HttpLog } from './http-log.js';
+import type { HttpConfig } from './http-settings.js';
 import { responseHeaders } from './response-headers.js';
 
 export interface HttpAppOptions {
+  /** How to serve: every setting decided (HTTP_DEFAULTS applied); the modules read theirs here. */
+  readonly settings: HttpConfig;
+  readonly log: HttpLog;
   readonly useCases: PlantUseCases;
   readonly tokenVerifier: TokenVerifier;
   /** Identity-provider JWTs are accepted (told in the OpenAPI document). */
   readonly acceptsJwt?: boolean;
-  /** Prefix of every API path, e.g. `/v1`; empty by default. */
-  readonly basePath: string;
   /** The release serving the API, shown in the OpenAPI document. */
   readonly version: string;
-  readonly bodyLimitBytes: number;
   /** Resolves when storage answers, rejects (as 50301) when it does not. */
   readonly checkStorage: () => Promise<void>;
-  readonly log: HttpLog;
-  /** Per-token token bucket; undefined turns it off. */
-  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | undefined;
-  /** Failed authentications per minute per client address; undefined turns it off. */
-  readonly authFailuresPerMinute?: number | undefined;
-  /** Origins allowed by CORS; empty or undefined: no CORS headers at all. */
-  readonly corsOrigins?: readonly string[] | undefined;
   /** The webhook delivery state and its retry, served (and documented) when webhooks are configured. */
   readonly webhookDeliveries?: WebhookDeliveries | undefined;
   /** The features served; default all of them (http-modules.ts). */
@@ -45,20 +39,21 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // Behind a proxy, ctx.ip would be the proxy's; the server trusts no forwarding header.
   app.proxy = false;
   let document: OpenApiDocument | undefined;
+  const { settings } = options;
   const context: ModuleContext = {
+    settings,
     useCases: options.useCases,
-    basePath: options.basePath,
     version: options.version,
-    bodyLimitBytes: options.bodyLimitBytes,
-    guard: routeGuard(options),
+    guard: routeGuard({ ...settings, tokenVerifier: options.tokenVerifier }),
     checkStorage: options.checkStorage,
     webhookDeliveries: options.webhookDeliveries,
-    openApiDocument: () => (document ??= buildOpenApiDocument(options, Object.assign({}, ...modules.map((module) => module.paths)))),
+    openApiDocument: () =>
+      (document ??= buildOpenApiDocument({ ...settings, version: options.version, acceptsJwt: options.acceptsJwt }, Object.assign({}, ...modules.map((module) => module.paths)))),
   };
   const modules = (options.modules ?? httpModules).map((make) => make(context)).filter((module) => module !== undefined);
   app.use(errorMiddleware(options.log));
   app.use(responseHeaders());
-  if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
+  if (settings.corsOrigins.length > 0) app.use(corsFor(settings.corsOrigins));
   for (const module of modules) app.use(module.router.routes());
   for (const module of modules) app.use(module.router.allowedMethods());
   // Koa reports a response it could not deliver here, and would print each with its stack.

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { DeliveryState, PlantOperation, PlantUseCases } from '../../../core/index.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
+import type { HttpConfig } from './http-settings.js';
 import type { JsonSchema } from '../openapi/openapi-schemas.js';
 
 /**
@@ -20,12 +21,11 @@ export type HttpModuleFactory = (context: ModuleContext) => HttpModule | undefin
 
 /** What the app hands every module. */
 export interface ModuleContext {
+  /** Every HTTP setting, decided: a module's own setting is read here, with no plumbing. */
+  readonly settings: HttpConfig;
   readonly useCases: PlantUseCases;
-  /** Prefix of every API path, e.g. `/v1`; empty by default. */
-  readonly basePath: string;
   /** The release serving the API. */
   readonly version: string;
-  readonly bodyLimitBytes: number;
   /** The checks before an operation: failed-auth limit, token, scope, rate limit (route-guard.ts). */
   readonly guard: (operation: PlantOperation) => Middleware;
   /** Resolves when storage answers, rejects (as 50301) when it does not. */

@@ -3,7 +3,7 @@ import { plantPaths } from './plant-paths.js';
 import { plantRoutes } from './plant-routes.js';
 
 /** The plant collection: list, get, create, delete. */
-export const plantsModule: HttpModuleFactory = ({ useCases, basePath, bodyLimitBytes, guard }) => ({
+export const plantsModule: HttpModuleFactory = ({ useCases, settings: { basePath, bodyLimitBytes }, guard }) => ({
   router: plantRoutes({ useCases, basePath, bodyLimitBytes, guard }),
   paths: plantPaths({ basePath, bodyLimitBytes }),
 });

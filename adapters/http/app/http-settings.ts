@@ -1,4 +1,4 @@
-import type { HttpLog } from '../../adapters/http/app/http-log.js';
+import type { HttpLog } from './http-log.js';
 
 /** A per-principal token bucket: requests per second sustained, and how many at once. */
 export interface RateLimitConfig {
@@ -20,7 +20,7 @@ export interface HttpSettings {
   readonly rateLimit?: RateLimitConfig | undefined;
   /** Failed authentications per minute per address; default off here (the command turns it on). */
   readonly authFailuresPerMinute?: number | undefined;
-  /** Origins allowed by CORS; default none (CORS off). */
+  /** Origins allowed by CORS; none: CORS off. */
   readonly corsOrigins?: readonly string[];
   /** Longest time a client may take to send its headers. */
   readonly headersTimeoutMs?: number;
@@ -28,9 +28,11 @@ export interface HttpSettings {
   readonly requestTimeoutMs?: number;
   /** On close, how long open requests get to finish before their connections are cut. */
   readonly shutdownGraceMs?: number;
+  /** Serve `/openapi.json` and the docs page. */
+  readonly docs?: boolean;
 }
 
-/** HttpSettings as the command's configuration gives them: every value decided. */
+/** HttpSettings with every value decided: the defaults applied, or the command's configuration. */
 export type HttpConfig = Required<Omit<HttpSettings, 'log' | 'rateLimit' | 'authFailuresPerMinute'>> & {
   readonly rateLimit: RateLimitConfig | undefined;
   readonly authFailuresPerMinute: number | undefined;
@@ -49,4 +51,6 @@ export const HTTP_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   shutdownGraceMs: 10_000,
+  corsOrigins: [],
+  docs: true,
 } as const satisfies HttpSettings;

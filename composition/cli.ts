@@ -5,6 +5,8 @@
 import { ConfigError } from './config/config-error.js';
 import { commandOf, helpText } from './config/help-text.js';
 import { parseConfig } from './config/parse-config.js';
+import { labelOf } from './config/setting.js';
+import { settings } from './config/settings.js';
 import { buildServer, type BuiltServer } from './server/build-server.js';
 import { packageVersion } from './package-version.js';
 import { writeGeneratedToken, type TokenFile } from './server/generated-token.js';
@@ -72,6 +74,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`plant-store: ${error.message}`);
     process.exit(2);
   }
-  console.error(`plant-store: failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = (error as { code?: string }).code === 'EADDRINUSE' ? `; choose another with ${labelOf(settings.port)}` : '';
+  console.error(`plant-store: failed to start: ${message}${hint}`);
   process.exit(1);
 });

@@ -29,7 +29,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await opened.close();
   }
-  process.stderr.write(`plant-store export: ${count} plants from ${opened.description} written to ${output ?? 'standard output'}\n`);
+  process.stderr.write(`plant-store export: ${count} ${count === 1 ? 'plant' : 'plants'} from ${opened.description} written to ${output ?? 'standard output'}\n`);
   return 0;
 }
 

@@ -73,9 +73,14 @@ function withoutUndefined<T extends object>(options: T): Partial<T> {
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (error: NodeJS.ErrnoException) => {
+      // Node's own line names no setting; this one says which port, for the operator.
+      if (error.code === 'EADDRINUSE') reject(Object.assign(new Error(`port ${port} on ${host} is already in use`, { cause: error }), { code: error.code }));
+      else reject(error);
+    };
+    server.once('error', onError);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

@@ -30,7 +30,8 @@ describe('the packed package in a strict TypeScript project', function () {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'plant-store-consumer-'));
-    const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: projectRoot });
+    // The suite built dist/ already; a pack from a fresh clone builds it first (prepack).
+    const { stdout } = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: projectRoot });
     const tarball = join(dir, stdout.trim().split('\n').pop()!);
     const installed = join(dir, 'node_modules', 'plant-store');
     mkdirSync(installed, { recursive: true });
@@ -57,6 +58,11 @@ describe('the packed package in a strict TypeScript project', function () {
       () => '',
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
+
+  it('a pack builds dist/ first (prepack), so one made from a fresh clone ships the code', () => {
+    const { scripts } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts['prepack']).to.equal('npm run build');
+  });
 
   it("compiles the README's examples unchanged", async () => {
     const examples = readmeExamples();

@@ -1,5 +1,6 @@
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataDirFailure } from './data-dir.js';
 
 export const LOCK_FILE_NAME = 'plant-store.lock';
 
@@ -26,7 +27,7 @@ export class DataDirLock {
 
   private constructor(private readonly path: string) {}
 
-  /** Takes the lock or throws DataDirInUseError; other failures (permissions…) are thrown as they are. */
+  /** Takes the lock or throws DataDirInUseError; other failures (permissions…) as a DataDirError naming the directory. */
   static acquire(directory: string): DataDirLock {
     const path = join(directory, LOCK_FILE_NAME);
     const mine = `${process.pid}\n`;
@@ -36,7 +37,7 @@ export class DataDirLock {
         writeFileSync(path, mine, { flag: 'wx' });
         return new DataDirLock(path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirFailure(directory, 'cannot hold its lock file', error);
       }
       const holder = pidIn(path);
       if (holder !== undefined && isRunning(holder)) throw new DataDirInUseError(directory, holder);

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { MAX_PLANT_ID, type OutboxRecord, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { DiskDeliveryOutbox } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
+import { prepareDataDir } from './data-dir.js';
 import { reading, writing } from './disk-errors.js';
 import { mergeById } from './merge-by-id.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
@@ -55,7 +56,7 @@ export class DiskPlantRepository implements PlantRepository {
       if (!existsSync(path)) throw new Error(`data directory ${directory} holds no plant store (no ${DATABASE_FILE_NAME})`);
       return new DiskPlantRepository(open({ path, readOnly: true }), undefined, directory, timeoutMS);
     }
-    mkdirSync(directory, { recursive: true });
+    prepareDataDir(directory);
     const lock = DataDirLock.acquire(directory);
     try {
       const root = open({ path });

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 import { IdentityProvider } from '../support/identity-provider.js';
-import { waitFor } from '../support/wait-for.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('the server command', () => {
   let server: CliServer | undefined;
@@ -34,33 +34,29 @@ describe('the server command', () => {
   });
 
   it('uses tokens from PLANT_STORE_TOKENS and PLANT_STORE_TOKENS_FILE, prints none, honours the base path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
-    try {
-      const file = join(dir, 'tokens');
-      writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n# dashboards\nreader-token-0123456789abcdef plants:read\n');
-      server = await startCli({
-        PLANT_STORE_TOKENS: 'env-token-0123456789abcdef, second-token-0123456789',
-        PLANT_STORE_TOKENS_FILE: file,
-        PLANT_STORE_BASE_PATH: '/v1',
-      });
-      expect(server.generatedToken).to.equal(undefined);
-      expect(server.url).to.match(/\/v1$/);
-      expect(server.output()).not.to.include('0123456789');
-      for (const token of ['env-token-0123456789abcdef', 'second-token-0123456789', 'file-token-0123456789abcdef']) {
-        const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
-        expect(response.status, token).to.equal(200);
-      }
-      // The read-only line reads, and may not write; the lines without scopes may do both.
-      const reader = { authorization: 'Bearer reader-token-0123456789abcdef', 'content-type': 'application/json' };
-      expect((await fetch(`${server.url}/plants`, { headers: reader })).status).to.equal(200);
-      const refused = await fetch(`${server.url}/plants`, { method: 'POST', headers: reader, body: JSON.stringify({ id: 1, name: 'Fern' }) });
-      expect(refused.status).to.equal(403);
-      expect(((await refused.json()) as { error: number }).error).to.equal(40301);
-      const writer = { authorization: 'Bearer file-token-0123456789abcdef', 'content-type': 'application/json' };
-      expect((await fetch(`${server.url}/plants`, { method: 'POST', headers: writer, body: JSON.stringify({ id: 1, name: 'Fern' }) })).status).to.equal(200);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    using dir = tempDir('plant-store-cli-');
+    const file = join(dir.path, 'tokens');
+    writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n# dashboards\nreader-token-0123456789abcdef plants:read\n');
+    server = await startCli({
+      PLANT_STORE_TOKENS: 'env-token-0123456789abcdef, second-token-0123456789',
+      PLANT_STORE_TOKENS_FILE: file,
+      PLANT_STORE_BASE_PATH: '/v1',
+    });
+    expect(server.generatedToken).to.equal(undefined);
+    expect(server.url).to.match(/\/v1$/);
+    expect(server.output()).not.to.include('0123456789');
+    for (const token of ['env-token-0123456789abcdef', 'second-token-0123456789', 'file-token-0123456789abcdef']) {
+      const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status, token).to.equal(200);
     }
+    // The read-only line reads, and may not write; the lines without scopes may do both.
+    const reader = { authorization: 'Bearer reader-token-0123456789abcdef', 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/plants`, { headers: reader })).status).to.equal(200);
+    const refused = await fetch(`${server.url}/plants`, { method: 'POST', headers: reader, body: JSON.stringify({ id: 1, name: 'Fern' }) });
+    expect(refused.status).to.equal(403);
+    expect(((await refused.json()) as { error: number }).error).to.equal(40301);
+    const writer = { authorization: 'Bearer file-token-0123456789abcdef', 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/plants`, { method: 'POST', headers: writer, body: JSON.stringify({ id: 1, name: 'Fern' }) })).status).to.equal(200);
   });
 
   it('exits 0 on SIGTERM, removing the file of its generated token', async () => {
@@ -141,7 +137,7 @@ describe('the server command: help and logs', () => {
       const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
       const requestId = response.headers.get('x-request-id')!;
       await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}-wrong` } });
-      await waitFor(() => (server.output().match(/"msg":"request"/g)?.length === 2 ? true : undefined), () => server.output());
+      await eventually(() => server.output().match(/"msg":"request"/g)?.length === 2, { context: () => server.output() });
       const lines = server
         .output()
         .trim()

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
 import { request } from 'node:http';
-import { waitFor } from '../support/wait-for.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'shutdown-token-0123456789abcdef';
 
@@ -32,7 +32,7 @@ describe('graceful shutdown', () => {
     const signalledAt = Date.now();
     const exited = once(server.child, 'exit');
     server.child.kill('SIGTERM');
-    await waitFor(() => (server!.output().includes('shutting down') ? true : undefined), () => server!.output());
+    await eventually(() => server!.output().includes('shutting down'), { context: () => server!.output() });
 
     let refused: unknown;
     try {

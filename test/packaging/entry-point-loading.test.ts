@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { projectRoot } from '../support/project-root.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -20,20 +20,17 @@ export async function resolve(specifier, context, next) {
 
 /** Runs `script` (an ES module body) in a fresh Node; returns every module URL it loaded, in order. */
 async function modulesLoadedBy(script: string): Promise<{ loaded: string[]; stdout: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'plant-store-loading-'));
-  try {
-    const log = join(dir, 'loaded.txt');
-    writeFileSync(join(dir, 'hooks.mjs'), hooks);
-    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
-    writeFileSync(join(dir, 'main.mjs'), script);
-    writeFileSync(log, '');
-    const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(dir, 'main.mjs')], {
-      env: { ...process.env, LOADED_MODULES: log },
-    });
-    return { loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  using dir = tempDir('plant-store-loading-');
+  const file = (name: string) => join(dir.path, name);
+  const log = file('loaded.txt');
+  writeFileSync(file('hooks.mjs'), hooks);
+  writeFileSync(file('register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(file('hooks.mjs')).href)});\n`);
+  writeFileSync(file('main.mjs'), script);
+  writeFileSync(log, '');
+  const { stdout } = await run(process.execPath, ['--import', pathToFileURL(file('register.mjs')).href, file('main.mjs')], {
+    env: { ...process.env, LOADED_MODULES: log },
+  });
+  return { loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout };
 }
 
 const entry = pathToFileURL(join(projectRoot, 'dist', 'composition', 'index.js')).href;

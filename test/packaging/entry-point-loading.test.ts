@@ -62,6 +62,7 @@ describe('the main entry point', () => {
       const { createPlantStore, startServer } = await import(${JSON.stringify(entry)});
       const store = await createPlantStore();
       const server = await startServer({ store, tokens: ['loading-test-token-0123456789'], port: 0 });
+      // A bare fetch inside the child: importing the test's client there would load modules this test counts.
       const response = await fetch(server.url + '/plants', { headers: { authorization: 'Bearer loading-test-token-0123456789' } });
       console.log(response.status);
       await server.close(0);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { errors, type FlattenedJWSInput } from 'jose';
 import { JwksCache, JwksUnavailable } from '../../adapters/auth/jwks-cache.js';
+import { eventually } from '../support/eventually.js';
 import { IdentityProvider, newSigningKey, type SigningKey } from '../support/identity-provider.js';
 
 const noToken = {} as FlattenedJWSInput;
@@ -62,10 +63,7 @@ describe('JWKS cache (injected clock, real JWKS endpoint on loopback)', () => {
     idp.failing = true;
     clock += 600_001;
     expect(await outcome(keyFor(idp.newestKey))).to.equal('key');
-    await new Promise<void>((resolve) => {
-      const check = () => (failures.length > 0 ? resolve() : setImmediate(check));
-      check();
-    });
+    await eventually(() => failures.length > 0, { what: 'the background refresh to fail' });
     expect(idp.fetches).to.equal(2);
     expect(await outcome(keyFor(idp.newestKey))).to.equal('key');
   });

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliNodeFlags } from '../support/cli-node-flags.js';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
 import type { FromServer, ToServer } from './child-protocol.js';
 import { cpuSeconds } from './process-cpu.js';
 import { seedPlants } from './seed-plants.js';
@@ -167,33 +168,30 @@ function nodeContender(name: string, child: ChildProcess, ready: Extract<FromSer
  * CORS and gzip middleware on, no auth), on a db.json holding the same plants.
  */
 export async function startJsonServer(options: { name: string; plants: number; port: number }): Promise<Contender> {
-  const folder = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
-  const database = join(folder, 'db.json');
+  const folder = tempDir('plant-store-bench-');
+  const database = join(folder.path, 'db.json');
   writeFileSync(database, JSON.stringify({ plants: [...seedPlants(options.plants)] }, null, 2));
   const packageJson = require.resolve('json-server/package.json');
   const { bin } = require('json-server/package.json') as { bin: string };
   const child = spawn(process.execPath, [join(dirname(packageJson), bin), database, '--port', String(options.port), '--host', '127.0.0.1'], {
-    cwd: folder,
+    cwd: folder.path,
     env: cleanEnvironment(),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const stderr = tail(child);
   const url = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  for (;;) {
+  // json-server is the comparison, not this service: a bare fetch asks whether it is up.
+  const answers = async () => {
     if (child.exitCode !== null) throw new Error(`json-server exited during start-up: ${stderr().trim().split('\n').pop() ?? ''}`);
-    try {
-      const response = await fetch(`${url}/plants?_limit=1`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('json-server did not start in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return fetch(`${url}/plants?_limit=1`).then(
+      (response) => response.ok,
+      () => false, // not listening yet
+    );
+  };
+  await eventually(answers, { what: 'json-server to start', timeoutMs: STARTUP_TIMEOUT_MS, intervalMs: 100 }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   const pid = child.pid!;
   return {
     name: options.name,
@@ -206,7 +204,7 @@ export async function startJsonServer(options: { name: string; plants: number; p
     memory: async () => undefined,
     stop: async () => {
       await stopChild(child, () => child.kill('SIGTERM'));
-      rmSync(folder, { recursive: true, force: true });
+      folder.remove();
     },
   };
 }

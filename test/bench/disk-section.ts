@@ -9,12 +9,12 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { cliPath } from '../support/cli-process.js';
+import { tempDir } from '../support/temp-dir.js';
 import { startPlantStore, type Contender, type Memory } from './contenders.js';
 import { IdSource, workloads } from './load.js';
 import { interleave, progress, SEEDED_PLANTS, type Series, type Settings } from './sections.js';
@@ -40,18 +40,18 @@ export interface DiskResult {
 }
 
 export async function diskSection(settings: Settings, token: string): Promise<DiskResult> {
-  const work = mkdtempSync(join(tmpdir(), 'plant-store-bench-disk-'));
+  const work = tempDir('plant-store-bench-disk-');
   const smallest = settings.sizes[0]!;
   const largest = settings.sizes[settings.sizes.length - 1]!;
   const load = { seconds: settings.seconds, connections: settings.connections, token };
   try {
     progress(`disk: writing ${largest.toLocaleString('en-US')} plants as JSON Lines`);
-    const largeFile = await writeSeedFile(join(work, 'large.jsonl'), largest);
+    const largeFile = await writeSeedFile(join(work.path, 'large.jsonl'), largest);
     progress('disk: importing them into an empty data directory');
-    const imported = await timedImport(largeFile.path, join(work, 'large'));
+    const imported = await timedImport(largeFile.path, join(work.path, 'large'));
     progress(`disk: import took ${imported.toFixed(1)} s (${Math.round(largest / imported).toLocaleString('en-US')} plants/s)`);
-    const small = await writeSeedFile(join(work, 'small.jsonl'), SEEDED_PLANTS);
-    await timedImport(small.path, join(work, 'versus'));
+    const small = await writeSeedFile(join(work.path, 'small.jsonl'), SEEDED_PLANTS);
+    await timedImport(small.path, join(work.path, 'versus'));
 
     const versusMemory = { W1: [] as Series[], W2: [] as Series[] };
     let storage = '';
@@ -60,7 +60,7 @@ export async function diskSection(settings: Settings, token: string): Promise<Di
       const contenders: Contender[] = [];
       try {
         contenders.push(await startPlantStore({ name: DISK_CONTENDERS.memory, plants: SEEDED_PLANTS, token }));
-        contenders.push(await startPlantStore({ name: DISK_CONTENDERS.disk, plants: 0, token, env: diskEnv(join(work, 'versus')) }));
+        contenders.push(await startPlantStore({ name: DISK_CONTENDERS.disk, plants: 0, token, env: diskEnv(join(work.path, 'versus')) }));
         storage = contenders[1]!.storage;
         versusMemory[id] = await interleave(`disk ${id}`, contenders, () => workloads[id], new IdSource(FIRST_WRITE_ID), settings, load);
       } finally {
@@ -69,12 +69,12 @@ export async function diskSection(settings: Settings, token: string): Promise<Di
     }
 
     progress(`disk scaling: W1 on disk with ${smallest.toLocaleString('en-US')} and ${largest.toLocaleString('en-US')} plants`);
-    const smallFile = smallest === SEEDED_PLANTS ? small : await writeSeedFile(join(work, 'smallest.jsonl'), smallest);
-    await timedImport(smallFile.path, join(work, 'smallest'));
+    const smallFile = smallest === SEEDED_PLANTS ? small : await writeSeedFile(join(work.path, 'smallest.jsonl'), smallest);
+    await timedImport(smallFile.path, join(work.path, 'smallest'));
     const contenders: Contender[] = [];
     try {
-      contenders.push(await startPlantStore({ name: `disk, ${smallest.toLocaleString('en-US')} plants`, plants: 0, token, env: diskEnv(join(work, 'smallest')) }));
-      contenders.push(await startPlantStore({ name: `disk, ${largest.toLocaleString('en-US')} plants`, plants: 0, token, env: diskEnv(join(work, 'large')) }));
+      contenders.push(await startPlantStore({ name: `disk, ${smallest.toLocaleString('en-US')} plants`, plants: 0, token, env: diskEnv(join(work.path, 'smallest')) }));
+      contenders.push(await startPlantStore({ name: `disk, ${largest.toLocaleString('en-US')} plants`, plants: 0, token, env: diskEnv(join(work.path, 'large')) }));
       const scaling = await interleave('disk scaling W1', contenders, () => workloads.W1, new IdSource(FIRST_WRITE_ID), settings, load);
       const largestMemory = await contenders[1]!.memory();
       return { import: { plants: largest, seconds: imported, fileBytes: largeFile.bytes }, versusMemory, scaling, sizes: [smallest, largest], largestMemory, storage };
@@ -82,7 +82,7 @@ export async function diskSection(settings: Settings, token: string): Promise<Di
       for (const contender of contenders) await contender.stop();
     }
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    work.remove();
   }
 }
 

@@ -7,9 +7,8 @@
  * Needs both engines installed (`npm install --no-save classic-level` once the project uses LMDB).
  * Each workload runs BENCH_ENGINE_SECONDS (3) per engine; the figures are printed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 
 const PLANTS = Number(process.env['BENCH_ENGINE_PLANTS'] || 100_000);
 const SECONDS = Number(process.env['BENCH_ENGINE_SECONDS'] || 3);
@@ -142,15 +141,11 @@ async function measure(engine: Engine): Promise<{ w1: number; w2: number; loadSe
 async function main(): Promise<void> {
   console.log(`W1: pages of ${PAGE} from ${PLANTS.toLocaleString('en-US')} plants; W2: durable creates, ${CONCURRENT} concurrent; ${SECONDS} s each`);
   for (const opener of [openLmdb, openLevel]) {
-    const dir = mkdtempSync(join(tmpdir(), 'engine-choice-'));
-    try {
-      const engine = await opener(dir);
-      const { w1, w2, loadSeconds } = await measure(engine);
-      await engine.close();
-      console.log(`${engine.name.padEnd(22)} W1 ${Math.round(w1).toLocaleString('en-US')} pages/s   W2 ${Math.round(w2).toLocaleString('en-US')} creates/s   (load ${loadSeconds.toFixed(1)} s)`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    using dir = tempDir('engine-choice-');
+    const engine = await opener(dir.path);
+    const { w1, w2, loadSeconds } = await measure(engine);
+    await engine.close();
+    console.log(`${engine.name.padEnd(22)} W1 ${Math.round(w1).toLocaleString('en-US')} pages/s   W2 ${Math.round(w2).toLocaleString('en-US')} creates/s   (load ${loadSeconds.toFixed(1)} s)`);
   }
 }
 

@@ -17,9 +17,9 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
 import { LOOPBACK, type Contender } from './contenders.js';
 import { IdSource, workloads, type WorkloadId } from './load.js';
@@ -47,14 +47,10 @@ async function main(): Promise<void> {
   const ids = new IdSource(FIRST_WRITE_ID);
   const counts: Count[] = [];
   for (const [index, build] of builds.split(',').entries()) {
-    const dir = mkdtempSync(join(tmpdir(), 'plant-store-instructions-'));
-    try {
-      counts.push(await countBuild(build, index, { dir, token, ids, workload, warm: Number(warm), count: Number(count) }));
-      const last = counts[counts.length - 1]!;
-      process.stderr.write(`${build}: ${report(last, counts[0]!)}\n`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    using dir = tempDir('plant-store-instructions-');
+    counts.push(await countBuild(build, index, { dir: dir.path, token, ids, workload, warm: Number(warm), count: Number(count) }));
+    const last = counts[counts.length - 1]!;
+    process.stderr.write(`${build}: ${report(last, counts[0]!)}\n`);
   }
   for (const c of counts) process.stdout.write(`${id} ${c.build}: ${report(c, counts[0]!)}\n`);
 }

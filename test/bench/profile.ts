@@ -13,9 +13,10 @@
  * The .cpuprofile file is kept (path printed) for Chrome DevTools or speedscope.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
 import { startBareServer, startPlantStore, type Contender } from './contenders.js';
 import { IdSource, runLoad, workloads, type WorkloadId } from './load.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
@@ -92,10 +93,11 @@ function summarise(profile: Profile, top: number): string {
 
 /** Waits for the outbox to empty; the delivery state (a read of the whole outbox) is asked only once arrivals stop. */
 async function drained(server: Contender, token: string, receiver: Receiver): Promise<void> {
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    if ((await receiver.update()).length === 0 && (await pendingDeliveries(server, token)) === 0) return;
-  }
+  await eventually(async () => (await receiver.update()).length === 0 && (await pendingDeliveries(server, token)) === 0, {
+    what: 'the outbox to empty',
+    timeoutMs: Infinity,
+    intervalMs: 200,
+  });
 }
 
 async function main(): Promise<void> {
@@ -104,7 +106,8 @@ async function main(): Promise<void> {
   if (workload === undefined) throw new Error(`unknown workload ${workloadId} (W1, W2, W3, W4)`);
   const seconds = Number(process.argv[3] ?? '10');
   const plants = Number(process.argv[4] ?? '1000');
-  const folder = mkdtempSync(join(tmpdir(), 'plant-store-profile-'));
+  // Not removed: the report names the profile written there.
+  const folder = tempDir('plant-store-profile-').path;
   const token = randomBytes(32).toString('base64url');
   const which = process.argv[5] ?? 'this';
   const nodeOptions = ['--cpu-prof', `--cpu-prof-dir=${folder}`];
@@ -121,8 +124,8 @@ async function main(): Promise<void> {
     server = await startPlantStore({ name: 'this server on MongoDB', plants, token, nodeOptions, env });
     cleanUp = () => dropCollection(uri, collection);
   } else if (which === 'disk' || which === 'webhook') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-profile-data-'));
-    const env: Record<string, string> = { PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_LOG_LEVEL: 'warn' };
+    const dataDir = tempDir('plant-store-profile-data-');
+    const env: Record<string, string> = { PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_LOG_LEVEL: 'warn' };
     if (which === 'webhook') {
       receiver = await startReceiver();
       Object.assign(env, { PLANT_STORE_WEBHOOK_URLS: `${receiver.url}/hook`, PLANT_STORE_WEBHOOK_SECRET: SECRET, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -130,7 +133,7 @@ async function main(): Promise<void> {
     server = await startPlantStore({ name: which === 'webhook' ? 'this server on disk, one webhook endpoint' : 'this server on disk', plants: 0, token, nodeOptions, env });
     cleanUp = async () => {
       await receiver?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      dataDir.remove();
     };
   } else {
     server = await startPlantStore({ name: 'this server', plants, token, nodeOptions });

@@ -10,10 +10,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
 import { startPlantStore, type Contender } from './contenders.js';
 import { IdSource, type RunResult, type Workload } from './load.js';
 import { interleave, progress, type Series, type Settings } from './sections.js';
@@ -49,12 +49,12 @@ export interface WebhookResult {
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 export async function webhooksSection(settings: Settings, token: string): Promise<WebhookResult> {
-  const work = mkdtempSync(join(tmpdir(), 'plant-store-bench-webhooks-'));
+  const work = tempDir('plant-store-bench-webhooks-');
   const acknowledgedAt = new Map<number, number>();
   const receiver = await startReceiver();
   const contenders: Contender[] = [];
   try {
-    const disk = (dir: string) => ({ PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: join(work, dir), PLANT_STORE_LOG_LEVEL: 'warn' });
+    const disk = (dir: string) => ({ PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: join(work.path, dir), PLANT_STORE_LOG_LEVEL: 'warn' });
     contenders.push(await startPlantStore({ name: WEBHOOK_CONTENDERS.plain, plants: 0, token, env: disk('plain') }));
     const webhook = await startPlantStore({
       name: WEBHOOK_CONTENDERS.webhook,
@@ -79,11 +79,14 @@ export async function webhooksSection(settings: Settings, token: string): Promis
       await update();
       const backlog = waiting.size;
       largestBacklog = Math.max(largestBacklog, backlog);
-      while (waiting.size > 0 || (await pendingDeliveries(contender, token)) > 0) {
-        if (performance.now() - started > DRAIN_TIMEOUT_MS) throw new Error(`webhooks: deliveries still pending ${DRAIN_TIMEOUT_MS / 1000} s after a run`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await update();
-      }
+      await eventually(
+        async () => {
+          await update();
+          // The delivery state is asked only once every acknowledged create has arrived.
+          return waiting.size === 0 && (await pendingDeliveries(contender, token)) === 0;
+        },
+        { what: 'webhooks: every delivery of a run sent', timeoutMs: DRAIN_TIMEOUT_MS },
+      );
       deliveryCpu.set(run, webhook.cpuSeconds() - cpuAtEnd);
       progress(`webhooks: ${backlog} acknowledged creates not yet delivered after the run; all sent ${Math.round(performance.now() - started)} ms later, ${Math.round(deliveryCpu.get(run)! * 1000)} ms of server CPU since the load stopped`);
     };
@@ -135,7 +138,7 @@ export async function webhooksSection(settings: Settings, token: string): Promis
   } finally {
     for (const contender of contenders) await contender.stop();
     await receiver.stop();
-    rmSync(work, { recursive: true, force: true });
+    work.remove();
   }
 }
 

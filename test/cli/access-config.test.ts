@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../composition/config/config-error.js';
 import { configFrom } from '../../composition/config/parse-config.js';
 import { serverTokens } from '../../composition/server/server-tokens.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const readConfig = (argv: string[], env: Record<string, string>) => configFrom(argv, env);
 
@@ -29,18 +29,14 @@ describe('access configuration (in-process)', () => {
   });
 
   it('a tokens file line may name scopes after the token; comments and blank lines are skipped', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plant-store-tokens-'));
-    try {
-      const file = join(dir, 'tokens');
-      writeFileSync(file, '# operators\nadmin-token-0123456789\n\n# dashboards\nreader-token-0123456789   plants:read\nboth-token-0123456789 plants:read plants:write\n');
-      expect(serverTokens(readConfig(['--tokens-file', file], {}).access).tokens).to.deep.equal([
-        { token: 'admin-token-0123456789' },
-        { token: 'reader-token-0123456789', scopes: ['plants:read'] },
-        { token: 'both-token-0123456789', scopes: ['plants:read', 'plants:write'] },
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    using dir = tempDir('plant-store-tokens-');
+    const file = join(dir.path, 'tokens');
+    writeFileSync(file, '# operators\nadmin-token-0123456789\n\n# dashboards\nreader-token-0123456789   plants:read\nboth-token-0123456789 plants:read plants:write\n');
+    expect(serverTokens(readConfig(['--tokens-file', file], {}).access).tokens).to.deep.equal([
+      { token: 'admin-token-0123456789' },
+      { token: 'reader-token-0123456789', scopes: ['plants:read'] },
+      { token: 'both-token-0123456789', scopes: ['plants:read', 'plants:write'] },
+    ]);
   });
 
   it('token problems name the position, never the token', () => {

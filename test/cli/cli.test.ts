@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
+import { HttpClient } from '../support/http-client.js';
 import { IdentityProvider } from '../support/identity-provider.js';
-import { waitFor } from '../support/wait-for.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('the server command', () => {
   let server: CliServer | undefined;
@@ -22,45 +23,34 @@ describe('the server command', () => {
     expect(statSync(server.tokenFile!).mode & 0o777).to.equal(0o600);
     expect(server.output()).not.to.include(token);
     for (const line of server.stdout().trim().split('\n')) expect(() => JSON.parse(line), line).not.to.throw();
-    const created = await fetch(`${server.url}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 1, name: 'Monstera' }),
-    });
-    expect(created.status).to.equal(200);
-    const listed = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await listed.json()).to.deep.equal([{ id: 1, name: 'Monstera' }]);
-    expect((await fetch(`${server.url}/plants`)).status).to.equal(401);
+    const http = await HttpClient.connect(server.url, token);
+    expect((await http.create(1, 'Monstera')).status).to.equal(200);
+    expect((await http.get('/plants')).body).to.deep.equal([{ id: 1, name: 'Monstera' }]);
+    expect((await http.get('/plants', { token: null })).status).to.equal(401);
   });
 
   it('uses tokens from PLANT_STORE_TOKENS and PLANT_STORE_TOKENS_FILE, prints none, honours the base path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
-    try {
-      const file = join(dir, 'tokens');
-      writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n# dashboards\nreader-token-0123456789abcdef plants:read\n');
-      server = await startCli({
-        PLANT_STORE_TOKENS: 'env-token-0123456789abcdef, second-token-0123456789',
-        PLANT_STORE_TOKENS_FILE: file,
-        PLANT_STORE_BASE_PATH: '/v1',
-      });
-      expect(server.generatedToken).to.equal(undefined);
-      expect(server.url).to.match(/\/v1$/);
-      expect(server.output()).not.to.include('0123456789');
-      for (const token of ['env-token-0123456789abcdef', 'second-token-0123456789', 'file-token-0123456789abcdef']) {
-        const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
-        expect(response.status, token).to.equal(200);
-      }
-      // The read-only line reads, and may not write; the lines without scopes may do both.
-      const reader = { authorization: 'Bearer reader-token-0123456789abcdef', 'content-type': 'application/json' };
-      expect((await fetch(`${server.url}/plants`, { headers: reader })).status).to.equal(200);
-      const refused = await fetch(`${server.url}/plants`, { method: 'POST', headers: reader, body: JSON.stringify({ id: 1, name: 'Fern' }) });
-      expect(refused.status).to.equal(403);
-      expect(((await refused.json()) as { error: number }).error).to.equal(40301);
-      const writer = { authorization: 'Bearer file-token-0123456789abcdef', 'content-type': 'application/json' };
-      expect((await fetch(`${server.url}/plants`, { method: 'POST', headers: writer, body: JSON.stringify({ id: 1, name: 'Fern' }) })).status).to.equal(200);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    using dir = tempDir('plant-store-cli-');
+    const file = join(dir.path, 'tokens');
+    writeFileSync(file, '# operators\nfile-token-0123456789abcdef\n\n# dashboards\nreader-token-0123456789abcdef plants:read\n');
+    server = await startCli({
+      PLANT_STORE_TOKENS: 'env-token-0123456789abcdef, second-token-0123456789',
+      PLANT_STORE_TOKENS_FILE: file,
+      PLANT_STORE_BASE_PATH: '/v1',
+    });
+    expect(server.generatedToken).to.equal(undefined);
+    expect(server.url).to.match(/\/v1$/);
+    expect(server.output()).not.to.include('0123456789');
+    const tokens = ['env-token-0123456789abcdef', 'second-token-0123456789', 'file-token-0123456789abcdef'];
+    const reader = 'reader-token-0123456789abcdef';
+    const http = await HttpClient.connect(server.url, [...tokens, reader], '/v1');
+    for (const token of tokens) expect((await http.get('/plants', { token })).status, token).to.equal(200);
+    // The read-only line reads, and may not write; the lines without scopes may do both.
+    expect((await http.get('/plants', { token: reader })).status).to.equal(200);
+    const refused = await http.create(1, 'Fern', { token: reader });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error).to.equal(40301);
+    expect((await http.create(1, 'Fern', { token: 'file-token-0123456789abcdef' })).status).to.equal(200);
   });
 
   it('exits 0 on SIGTERM, removing the file of its generated token', async () => {
@@ -77,8 +67,9 @@ describe('the server command', () => {
       server = await startCli({ PLANT_STORE_JWT_JWKS_URL: idp.jwksUrl, PLANT_STORE_JWT_ISSUER: idp.issuer, PLANT_STORE_JWT_AUDIENCE: idp.audience });
       expect(server.generatedToken).to.equal(undefined);
       const token = await idp.sign('ops@example.org', { claims: { scope: 'plants:read' } });
-      expect((await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
-      const refused = await fetch(`${server.url}/plants/1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      const http = await HttpClient.connect(server.url, token);
+      expect((await http.get('/plants')).status).to.equal(200);
+      const refused = await http.delete('/plants/1');
       expect(refused.status).to.equal(403);
       expect(refused.headers.get('www-authenticate')).to.equal('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
       await server.stop('SIGTERM');
@@ -138,18 +129,21 @@ describe('the server command: help and logs', () => {
     const token = 'logged-never-0123456789abcdef';
     const server = await startCli({ PLANT_STORE_TOKENS: token });
     try {
-      const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+      const http = await HttpClient.connect(server.url, token);
+      const response = await http.get('/plants');
       const requestId = response.headers.get('x-request-id')!;
-      await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}-wrong` } });
-      await waitFor(() => (server.output().match(/"msg":"request"/g)?.length === 2 ? true : undefined), () => server.output());
-      const lines = server
-        .output()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      const requests = lines.filter((line) => line['msg'] === 'request');
-      expect(requests.map((line) => line['status'])).to.deep.equal([200, 401]);
-      expect(requests[0]).to.include({ requestId, route: '/plants', method: 'GET' });
+      await http.get('/plants', { token: `${token}-wrong` });
+      // The lines of the two requests above; the client's fetch of /openapi.json has its own.
+      const requests = () =>
+        server
+          .output()
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((line) => line['msg'] === 'request' && line['route'] === '/plants');
+      await eventually(() => requests().length === 2, { context: () => server.output() });
+      expect(requests().map((line) => line['status'])).to.deep.equal([200, 401]);
+      expect(requests()[0]).to.include({ requestId, route: '/plants', method: 'GET' });
       expect(server.output()).not.to.include(token);
     } finally {
       await server.stop();

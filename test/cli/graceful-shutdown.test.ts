@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
-import { request } from 'node:http';
-import { waitFor } from '../support/wait-for.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
+import { HttpClient } from '../support/http-client.js';
+import { RawConnection } from '../support/raw-http.js';
 
 const token = 'shutdown-token-0123456789abcdef';
 
@@ -15,39 +16,28 @@ describe('graceful shutdown', () => {
 
   it('on SIGTERM: the request in flight completes normally, new connections are refused, exit 0 within the grace period', async () => {
     server = await startCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_SHUTDOWN_GRACE_MS: '5000' });
+    const http = await HttpClient.connect(server.url, token);
     const body = JSON.stringify({ id: 1, name: 'Sent in two halves' });
-    const url = new URL(`${server.url}/plants`);
-    const inFlight = request({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    const responded = once(inFlight, 'response');
-    inFlight.write(body.slice(0, 10));
+    // A body sent in two halves, the second after the signal: a raw connection can pause mid-body.
+    const inFlight = await RawConnection.open(http.target);
+    const head = `POST /plants HTTP/1.1\r\nHost: ${new URL(server.url).host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}`;
+    inFlight.write(`${head}\r\n\r\n${body.slice(0, 10)}`);
     // Nothing on the server side tells when it has read the headers: give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const signalledAt = Date.now();
     const exited = once(server.child, 'exit');
     server.child.kill('SIGTERM');
-    await waitFor(() => (server!.output().includes('shutting down') ? true : undefined), () => server!.output());
+    await eventually(() => server!.output().includes('shutting down'), { context: () => server!.output() });
 
-    let refused: unknown;
-    try {
-      await fetch(`${server.url}/healthz`);
-    } catch (error) {
-      refused = error;
-    }
+    const refused: unknown = await http.get(http.root('/healthz')).catch((error: unknown) => error);
     expect((refused as { cause?: { code?: string } })?.cause?.code).to.equal('ECONNREFUSED');
 
-    inFlight.end(body.slice(10));
-    const [response] = (await responded) as [import('node:http').IncomingMessage];
-    let text = '';
-    for await (const chunk of response) text += chunk;
-    expect(response.statusCode).to.equal(200);
-    expect(JSON.parse(text)).to.deep.equal({ id: 1, name: 'Sent in two halves' });
+    inFlight.write(body.slice(10));
+    const response = await inFlight.nextResponse('POST /plants');
+    inFlight.destroy();
+    expect(response.status).to.equal(200);
+    expect(response.body).to.deep.equal({ id: 1, name: 'Sent in two halves' });
 
     const [code] = (await exited) as [number | null];
     expect(code).to.equal(0);

@@ -1,27 +1,27 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startCli, type CliServer } from '../support/cli-process.js';
 import { HttpClient } from '../support/http-client.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 describe('plant-store export and import', function () {
   this.timeout(60_000);
-  let work: string;
+  let work: TempDir;
   let server: CliServer | undefined;
-  const dir = (name: string) => join(work, name);
+  const dir = (name: string) => join(work.path, name);
   const file = (name: string, text: string) => {
-    writeFileSync(join(work, name), text);
-    return join(work, name);
+    writeFileSync(dir(name), text);
+    return dir(name);
   };
   const plantStore = (dataDir: string, ...args: string[]) => runCli({ PLANT_STORE_DATA_DIR: dir(dataDir) }, args);
   beforeEach(() => {
-    work = mkdtempSync(join(tmpdir(), 'plant-store-io-'));
+    work = tempDir('plant-store-io-');
   });
   afterEach(async () => {
     await server?.stop('SIGKILL');
     server = undefined;
-    rmSync(work, { recursive: true, force: true });
+    work.remove();
   });
 
   // Ids out of order, tags and none, text JSON must escape, the largest id.

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, runCli } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
+import { HttpClient } from '../support/http-client.js';
 import { projectRoot } from '../support/project-root.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'terminal-token-0123456789abcdef';
 // Colours and cursor codes of a terminal, removed before reading its text.
@@ -31,10 +32,11 @@ describe('the server command at a terminal, and when it cannot start', () => {
     child.stdout.on('data', (chunk) => (text += String(chunk).replace(ansi, '').replace(/\r/g, '')));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(text)?.[1], () => text);
-      const response = await fetch(`${url}/plants/7`, { headers: { authorization: `Bearer ${token}` } });
+      const url = await eventually(() => /listening on (http:\/\/\S+)/.exec(text)?.[1], { context: () => text });
+      // The client's fetch of /openapi.json makes a line of its own, before the one read here.
+      const response = await (await HttpClient.connect(url, token)).get('/plants/7');
       expect(response.status).to.equal(404);
-      const line = await waitFor(() => text.split('\n').find((l) => l.includes('/plants/7')), () => text);
+      const line = await eventually(() => text.split('\n').find((l) => l.includes('/plants/7')), { context: () => text });
       expect(line).to.match(/INFO.*: GET \/plants\/7 404 40401 \d+\.\d ms token-1$/);
       expect(text.split('\n').filter((l) => l.includes('/plants/7'))).to.have.length(1);
       // Nothing about the request follows its line (no field dump).

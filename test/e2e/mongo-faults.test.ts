@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startCli, type CliServer } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 import type { FerretDb } from '../support/ferretdb.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { HttpClient } from '../support/http-client.js';
@@ -42,15 +43,15 @@ describe('server on MongoDB when the database goes away', function () {
     expect(server.child.exitCode).to.equal(null);
 
     await database.start();
-    let listed: { status: number; body: { id: number }[] } | undefined;
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      listed = await api.get('/plants');
-      if (listed.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(listed?.status).to.equal(200);
-    expect(listed!.body.map((plant) => plant.id)).to.include(1);
+    const listed = await eventually(
+      async () => {
+        const answer = await api.get('/plants');
+        return answer.status === 200 && answer;
+      },
+      { what: 'GET /plants to answer 200 after the restart', timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(listed.status).to.equal(200);
+    expect((listed.body as { id: number }[]).map((plant) => plant.id)).to.include(1);
     expect((await api.create(3)).status).to.equal(200);
     expect((await api.get('/readyz')).status).to.equal(200);
     expect(server.child.exitCode).to.equal(null);

@@ -1,30 +1,30 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/cli-process.js';
 import { withDatabase } from '../support/mongo-uri.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
 describe('plant-store export and import on MongoDB', function () {
   this.timeout(90_000);
   let database: TestDatabase;
-  let work: string;
+  let work: TempDir | undefined;
   const name = `plant_store_import_${randomBytes(4).toString('hex')}`;
   before(async function () {
     database = await requireDatabase(this);
-    work = mkdtempSync(join(tmpdir(), 'plant-store-mongo-io-'));
+    work = tempDir('plant-store-mongo-io-');
   });
   after(async () => {
-    if (work) rmSync(work, { recursive: true, force: true });
+    work?.remove();
     if (database) await dropDatabase(database.uri, name);
   });
 
   it('imports (skipping taken ids on a second run) and exports by ascending id', async () => {
     const env = { MONGODB_URI: withDatabase(database.uri, name) };
     const plants = Array.from({ length: 1500 }, (_, i) => ({ id: 3000 - 2 * i, name: `p${i}`, ...(i % 2 === 0 && { tag: 'even' }) }));
-    const file = join(work, 'plants.jsonl');
+    const file = join(work!.path, 'plants.jsonl');
     writeFileSync(file, plants.map((plant) => JSON.stringify(plant)).join('\n'));
 
     const first = await runCli(env, ['import', file]);

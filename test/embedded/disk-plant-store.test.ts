@@ -1,17 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPlantStore } from '../../composition/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('embedded store on disk', () => {
-  let dataDir: string;
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'plant-store-embedded-'));
-  });
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
   it('createPlantStore({ storage: { dataDir } }) keeps plants across close and reopen; the default stays memory', async () => {
+    using dir = tempDir('plant-store-embedded-');
+    const dataDir = dir.path;
     const store = await createPlantStore({ storage: { dataDir } });
     expect(store.storageDescription).to.equal(`disk ${dataDir}`);
     await store.create({ id: 1, name: 'Monstera', tag: 'tropical' });

@@ -6,7 +6,7 @@ import type { ErrorCode, Plant } from '../../core/index.js';
 import { decodedBody, fuzzRequest, wireBytes, type FuzzRequest } from '../support/fuzz-requests.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { inCi } from '../support/in-ci.js';
-import { RawConnection, type RawResponse } from '../support/raw-connection.js';
+import { RawConnection, type RawResponse } from '../support/raw-http.js';
 
 /**
  * Issue 14: arbitrary methods, paths, queries, headers, bodies and encodings against a live

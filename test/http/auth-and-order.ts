@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { StorageFactory } from '../storage/storage-contract.js';
-import { rawExchange } from '../support/http-raw.js';
+import { rawExchange } from '../support/raw-http.js';
 import { allowedMethods, challenge, expectError, expectOk, invalidTokenChallenge } from '../support/http-expect.js';
 import { randomToken, useHttpServer } from '../support/http-server.js';
 

@@ -3,9 +3,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { HttpClient } from '../support/http-client.js';
 import { allowedMethods, expectError, expectPlant } from '../support/http-expect.js';
-import { rawExchange } from '../support/http-raw.js';
+import { rawExchange, RawConnection } from '../support/raw-http.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { RawConnection } from '../support/raw-connection.js';
 
 const memory = async () => ({ repository: new MemoryPlantRepository(), close: async () => {} });
 

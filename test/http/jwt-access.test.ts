@@ -248,7 +248,8 @@ describe('JWT access tokens from an identity provider', () => {
 
   it('the OpenAPI document describes the bearer scheme as JWT and the scopes', async () => {
     await start();
-    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { components: { securitySchemes: { bearerAuth: Record<string, string> } } };
+    const served = await server.http.get(server.http.root('/openapi.json'), { token: null });
+    const openapi = served.body as { components: { securitySchemes: { bearerAuth: Record<string, string> } } };
     expect(openapi.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(openapi.components.securitySchemes.bearerAuth['description']).to.include('plants:read').and.include('plants:write');
   });

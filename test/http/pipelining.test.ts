@@ -3,7 +3,7 @@ import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plan
 import { DEFAULT_PIPELINE_LIMIT } from '../../adapters/http/server/node-server.js';
 import { expectPlant } from '../support/http-expect.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { RawConnection } from '../support/raw-connection.js';
+import { RawConnection } from '../support/raw-http.js';
 
 /** The per-connection limit holds pipelined requests back; a client that reads loses nothing. */
 describe('pipelined requests from a client that reads', () => {

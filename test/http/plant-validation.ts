@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { StorageFactory } from '../storage/storage-contract.js';
-import { chunkedPost, rawExchange } from '../support/http-raw.js';
+import { chunkedPost, rawExchange } from '../support/raw-http.js';
 import { expectError, expectOk, expectPlant, expectPlantList } from '../support/http-expect.js';
 import { useHttpServer } from '../support/http-server.js';
 

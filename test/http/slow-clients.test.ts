@@ -4,7 +4,7 @@ import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plan
 import { HttpClient } from '../support/http-client.js';
 import { expectError, expectOk } from '../support/http-expect.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { RawConnection } from '../support/raw-connection.js';
+import { RawConnection } from '../support/raw-http.js';
 
 const memory = async () => ({ repository: new MemoryPlantRepository(), close: async () => {} });
 const headersTimeoutMs = 300;

@@ -1,6 +1,6 @@
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { expectError } from '../support/http-expect.js';
-import { rawExchange } from '../support/http-raw.js';
+import { rawExchange } from '../support/raw-http.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
 describe('requests the HTTP parser rejects', () => {

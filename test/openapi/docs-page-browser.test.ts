@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { projectRoot } from '../support/project-root.js';
 import { inCi } from '../support/in-ci.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 // The Debian package's browser: CI installs it (.ci/run); playwright's own download cannot
 // run here, and a page test must not depend on a machine's stray browser.
@@ -42,11 +42,11 @@ describe('the docs page in a headless browser', function () {
 
   let api: HttpServer | undefined;
   let context: BrowserContext | undefined;
-  let profile: string | undefined;
+  let profile: TempDir | undefined;
   afterEach(async () => {
     await context?.close();
     await api?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    profile?.remove();
     context = api = profile = undefined;
   });
 
@@ -56,8 +56,8 @@ describe('the docs page in a headless browser', function () {
       api = await startHttpServer(undefined, { basePath });
       await api.store.create({ id: 1, name: 'Monstera', tag: 'tropical' });
       await api.store.create({ id: 2, name: 'Calathea' });
-      profile = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
-      context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, args: flags, viewport: { width: 1280, height: 900 } });
+      profile = tempDir('plant-store-chromium-');
+      context = await chromium.launchPersistentContext(profile.path, { executablePath: chromiumPath, args: flags, viewport: { width: 1280, height: 900 } });
       const { page, blocked, errors } = await watchedPage(context, new URL(api.url).host);
 
       await page.goto(`${api.url}/docs`);

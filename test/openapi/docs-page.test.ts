@@ -9,7 +9,11 @@ describe('the docs page and its files', () => {
     api = await startHttpServer(undefined, { basePath: '/v1' });
   });
   after(async () => api.close());
-  const get = (path: string) => fetch(`${api.url}${path}`);
+  const get = (path: string) => api.http.get(api.http.root(path), { token: null });
+  // The page's files are a library's code and styles, not the service's answers: the client's
+  // check for internals would flag their ordinary text (a bundle says "Error:"). Only their
+  // status and headers are tested, so a bare fetch.
+  const fetchAsset = (path: string) => fetch(`${api.url}${path}`);
 
   it('is HTML under a policy that lets it load from this server only', async () => {
     const page = await get('/docs');
@@ -21,12 +25,12 @@ describe('the docs page and its files', () => {
   });
 
   it('refers only to files this server serves, each cached for long under a versioned URL', async () => {
-    const html = await (await get('/docs')).text();
+    const html = (await get('/docs')).text;
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
     expect(urls.length).to.be.greaterThan(3);
     for (const url of urls) {
       expect(url, 'a path on this server').to.match(/^\/docs\/[\w.-]+\?v=[\w.%-]+$/);
-      const file = await get(url);
+      const file = await fetchAsset(url);
       expect(file.status, url).to.equal(200);
       expect(file.headers.get('cache-control'), url).to.equal('public, max-age=31536000, immutable');
       const type = url.includes('.css') ? 'text/css; charset=utf-8' : url.includes('.js') ? 'text/javascript; charset=utf-8' : 'image/png';
@@ -35,7 +39,7 @@ describe('the docs page and its files', () => {
   });
 
   it('starts Swagger UI on /openapi.json, with the outside validator off', async () => {
-    const script = await (await get('/docs/docs-page.js')).text();
+    const script = (await get('/docs/docs-page.js')).text;
     expect(script).to.contain('url: "/openapi.json"').and.contain('validatorUrl: null');
   });
 
@@ -43,7 +47,7 @@ describe('the docs page and its files', () => {
     for (const path of ['/docs/package.json', '/docs/swagger-initializer.js', '/docs/..%2Fpackage.json', '/docs/%2e%2e/package.json', '/docs/__proto__', '/docs/swagger-ui.css.map']) {
       const answer = await get(path);
       expect(answer.status, path).to.equal(404);
-      expect((await answer.json()).error, path).to.equal(40400);
+      expect(answer.body.error, path).to.equal(40400);
     }
   });
 });

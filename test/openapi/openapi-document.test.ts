@@ -12,6 +12,7 @@ import { ErrorCode } from '../../core/index.js';
 import { schemasOf } from '../support/openapi-json-schemas.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { projectRoot } from '../support/project-root.js';
+import { quietLog } from '../support/quiet-log.js';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -31,7 +32,7 @@ async function servedRoutes(basePath: string): Promise<string[]> {
     tokenVerifier: new StaticTokenVerifier(['unused-token-0123456789abcdef']),
     version: '0.0.0-test',
     checkStorage: async () => {},
-    log: { info: () => {}, error: () => {} },
+    log: quietLog(),
   });
   await store.close();
   const routers = app.middleware.map((middleware) => (middleware as { router?: Router }).router).filter((router) => router !== undefined);

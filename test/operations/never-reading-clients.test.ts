@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { HttpClient } from '../support/http-client.js';
 import { randomToken } from '../support/http-server.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { loadWithNeverReadingClients } from '../support/never-reading-clients.js';
@@ -21,16 +22,13 @@ describe('clients that pipeline and never read', function () {
     // connections, not how fast a storage reads a page (LMDB's decode makes each answer costlier).
     server = await startCli({ PLANT_STORE_TOKENS: tokens.join(','), PLANT_STORE_RATE_LIMIT: 'off', PLANT_STORE_STORAGE: 'memory' });
     const origin = new URL(server.url).origin;
+    const http = await HttpClient.connect(origin, tokens);
     // A full page of 1,000 plants makes every answer about 75 KB: what a hoarding client keeps.
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
         Array.from({ length: 100 }, async (_, i) => {
           const id = batch * 100 + i + 1;
-          const response = await fetch(`${origin}/plants`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${tokens[0]}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ id, name: `a plant with a longish name, number ${id}`, tag: 'hoarded' }),
-          });
+          const response = await http.post('/plants', { json: { id, name: `a plant with a longish name, number ${id}`, tag: 'hoarded' } });
           expect(response.status).to.equal(200);
         }),
       );

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { rateLimitHeaders } from '../../adapters/http/openapi/openapi-responses.js';
 import { createPlantStore, startServer, type PlantStore, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
+import { HttpClient, type HttpResponse } from '../support/http-client.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';
 
 const alice = 'alice-token-0123456789abcdef';
@@ -10,14 +11,14 @@ const bob = 'bob-token-0123456789abcdef';
 describe('rate limits', () => {
   let store: PlantStore;
   let server: RunningServer;
+  let http: HttpClient;
   const start = async (options: Partial<ServerOptions>) => {
     store = await createPlantStore();
     server = await startServer({ store, tokens: [alice, bob], port: 0, ...options });
+    http = await HttpClient.connect(server.url, [alice, bob]);
   };
-  const get = (token?: string) =>
-    fetch(`${server.url}/plants?limit=1`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
-  const post = (token: string, body: string, contentType = 'application/json') =>
-    fetch(`${server.url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+  const get = (token?: string) => http.get('/plants?limit=1', { token: token ?? null });
+  const post = (token: string, body: string, contentType = 'application/json') => http.post('/plants', { token, raw: body, contentType });
   afterEach(async () => {
     await server?.close(0);
     await store?.close();
@@ -35,7 +36,7 @@ describe('rate limits', () => {
     expect(statuses).to.deep.equal([200, 200, 200]);
     const refused = await get(alice);
     expect(refused.status).to.equal(429);
-    expect(await refused.json()).to.deep.equal({ error: 42901, message: 'too many requests for this token; retry in 2 s' });
+    expect(refused.body).to.deep.equal({ error: 42901, message: 'too many requests for this token; retry in 2 s' });
     expect(refused.headers.get('retry-after')).to.equal('2');
     expect(refused.headers.get('ratelimit-remaining')).to.equal('0');
   });
@@ -53,7 +54,7 @@ describe('rate limits', () => {
     expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429, 429, 429]);
     const blocked = await get(alice);
     expect(blocked.status).to.equal(429);
-    expect((await blocked.json()).error).to.equal(42901);
+    expect(blocked.body.error).to.equal(42901);
     expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 60);
     const missing = await get();
     expect(missing.status).to.equal(429);
@@ -64,8 +65,9 @@ describe('rate limits', () => {
       // Never called: no plant is created here. Its address only makes the delivery routes exist.
       store = await createPlantStore({ webhooks: { urls: ['http://127.0.0.1:9/hook'], secret: TEST_WEBHOOK_SECRET, allowPrivate: true } });
       server = await startServer({ store, tokens: [alice, bob], port: 0, ...options });
+      http = await HttpClient.connect(server.url, [alice, bob]);
     };
-    const deliveries = (token: string) => fetch(`${server.url}/webhooks/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+    const deliveries = (token: string) => http.get('/webhooks/deliveries', { token });
     await withWebhooks({ rateLimit: { perSecond: 0.5, burst: 3 } });
     expect([(await get(alice)).status, (await deliveries(alice)).status, (await get(alice)).status]).to.deep.equal([200, 200, 200]);
     expect((await deliveries(alice)).status).to.equal(429);
@@ -98,12 +100,11 @@ describe('rate limits', () => {
     for (const [what, body, contentType] of bodies) {
       const refused = await post(alice, body, contentType);
       expect(refused.status, what).to.equal(429);
-      expect((await refused.json()).error, what).to.equal(42901);
+      expect(refused.body.error, what).to.equal(42901);
       expect(refused.headers.get('retry-after'), what).to.match(/^[1-9]\d*$/);
     }
-    const headers = { authorization: `Bearer ${alice}` };
-    expect((await fetch(`${server.url}/nope`, { headers })).status).to.equal(404);
-    expect((await fetch(`${server.url}/plants/1`, { method: 'PUT', headers })).status).to.equal(405);
+    expect((await http.get('/nope', { token: alice })).status).to.equal(404);
+    expect((await http.request('PUT', '/plants/1', { token: alice })).status).to.equal(405);
     expect(await store.list()).to.deep.equal({ plants: [] });
   });
 
@@ -119,6 +120,11 @@ describe('rate limits switched off on the command', () => {
   const requests = 150;
   const token = 'unlimited-token-0123456789abcdef';
   let server: CliServer | undefined;
+  let http: HttpClient;
+  const startWith = async (env: Record<string, string>, args: string[] = []) => {
+    server = await startCli({ PLANT_STORE_TOKENS: token, ...env }, args);
+    http = await HttpClient.connect(server.url, token);
+  };
   afterEach(async () => {
     await server?.stop('SIGKILL');
     server = undefined;
@@ -126,19 +132,15 @@ describe('rate limits switched off on the command', () => {
 
   /** `total` GETs with `authorization`, 10 at a time, so the burst is real but gentle. */
   const burst = async (authorization: string, total = requests) => {
-    const responses: Response[] = [];
+    const responses: HttpResponse[] = [];
     for (let sent = 0; sent < total; sent += 10) {
-      const batch = Array.from({ length: 10 }, () => fetch(`${server!.url}/plants?limit=1`, { headers: { authorization } }));
-      for (const response of await Promise.all(batch)) {
-        await response.arrayBuffer();
-        responses.push(response);
-      }
+      responses.push(...(await Promise.all(Array.from({ length: 10 }, () => http.get('/plants?limit=1', { authorization })))));
     }
     return responses;
   };
-  const limitHeaders = (responses: Response[]) => responses.filter((r) => rateLimitHeaders.some((name) => r.headers.has(name)));
+  const limitHeaders = (responses: HttpResponse[]) => responses.filter((r) => rateLimitHeaders.some((name) => r.headers.has(name)));
   /** How many responses had each status, e.g. { 200: 140, 429: 10 }. */
-  const count = (responses: Response[]) => {
+  const count = (responses: HttpResponse[]) => {
     const counts: Record<number, number> = {};
     for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
     return counts;
@@ -154,7 +156,7 @@ describe('rate limits switched off on the command', () => {
   ];
   for (const [how, env, args] of switches) {
     it(`${how}: ${requests} requests of one token are all 200 without RateLimit headers, ${requests} bad tokens from one address all 401`, async () => {
-      server = await startCli({ PLANT_STORE_TOKENS: token, ...env }, args);
+      await startWith(env, args);
       const good = await burst(`Bearer ${token}`);
       expect(count(good)).to.deep.equal({ 200: requests });
       expect(limitHeaders(good)).to.have.length(0);
@@ -164,7 +166,7 @@ describe('rate limits switched off on the command', () => {
   }
 
   it('by default such bursts meet both limits (so the tests above exceed them)', async () => {
-    server = await startCli({ PLANT_STORE_TOKENS: token });
+    await startWith({});
     // Twice the burst, so that even a slow machine, refilling 50 a second, runs dry.
     const good = await burst(`Bearer ${token}`, 2 * requests);
     expect(count(good)).to.include.keys('200', '429');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { HttpClient } from '../support/http-client.js';
 import { projectRoot } from '../support/project-root.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'request-log-output-token-0123456789';
 const REQUESTS = 300;
@@ -41,7 +41,7 @@ describe('the request log on standard output (written asynchronously)', function
     server = await startCli({ PLANT_STORE_TOKENS: token, PLANT_STORE_STORAGE: 'memory', PLANT_STORE_RATE_LIMIT: 'off' });
     const http = await HttpClient.connect(server.url, token);
     expect((await http.get('/plants/1')).status).to.equal(404);
-    await waitFor(() => (requestLines(server!).length === 1 ? true : undefined), () => server!.stdout(), 1000);
+    await eventually(() => requestLines(server!).length === 1, { context: () => server!.stdout(), timeoutMs: 1000 });
   });
 
   it('every line is written before the process ends on SIGTERM', async () => {

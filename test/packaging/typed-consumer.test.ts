@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../support/project-root.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -26,10 +26,12 @@ const mistakes: Record<string, [string, RegExp]> = {
  */
 describe('the packed package in a strict TypeScript project', function () {
   this.timeout(120_000);
+  let project: TempDir | undefined;
   let dir: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'plant-store-consumer-'));
+    project = tempDir('plant-store-consumer-');
+    dir = project.path;
     // The suite built dist/ already; a pack from a fresh clone builds it first (prepack).
     const { stdout } = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: projectRoot });
     const tarball = join(dir, stdout.trim().split('\n').pop()!);
@@ -50,7 +52,7 @@ describe('the packed package in a strict TypeScript project', function () {
       }),
     );
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => project?.remove());
 
   /** Compiles the project's src/; answers tsc's output, empty when it compiled. */
   const tsc = () =>

@@ -1,16 +1,18 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { ErrorCode } from '../../core/index.js';
 import { expectStoreError } from '../support/expect-error.js';
 import { projectRoot } from '../support/project-root.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 describe('disk storage specifics', () => {
+  let made: TempDir;
+  /** The data directory: the one made for the test, or a path inside it. */
   let directory: string;
   const open: DiskPlantRepository[] = [];
   const openRepository = (options = {}) => {
@@ -19,11 +21,12 @@ describe('disk storage specifics', () => {
     return repository;
   };
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'plant-store-disk-'));
+    made = tempDir('plant-store-disk-');
+    directory = made.path;
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((repository) => repository.close()));
-    rmSync(directory, { recursive: true, force: true });
+    made.remove();
   });
 
   it('plants added and removed are as left after the store is closed and opened again', async () => {
@@ -91,12 +94,8 @@ describe('disk storage specifics', () => {
     await writer.add({ id: 1, name: 'a' });
     const reader = openRepository({ readOnly: true });
     expect(await reader.page({ limit: 10 })).to.deep.equal([{ id: 1, name: 'a' }]);
-    const empty = mkdtempSync(join(tmpdir(), 'plant-store-disk-'));
-    try {
-      expect(() => DiskPlantRepository.open(empty, { readOnly: true })).to.throw(/holds no plant store/);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    using empty = tempDir('plant-store-disk-');
+    expect(() => DiskPlantRepository.open(empty.path, { readOnly: true })).to.throw(/holds no plant store/);
   });
 
   it('tags that are prefixes of one another or hold control characters stay apart', async () => {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';
-import { waitFor } from './wait-for.js';
+import { tempDir } from './temp-dir.js';
+import { eventually } from './eventually.js';
 
 export const cliPath = join(projectRoot, 'dist', 'composition', 'cli.js');
 
@@ -61,7 +61,7 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
   // A server with no token nor identity provider configured logs where it wrote one, right after the start-up line.
   const configured = ['PLANT_STORE_TOKENS', 'PLANT_STORE_TOKENS_FILE', 'PLANT_STORE_JWT_JWKS_URL'].some((name) => env[name] !== undefined);
   const generates = !configured && !args.includes('--tokens-file') && !args.includes('--jwt-jwks-url');
-  const tokenFile = generates ? (await waitFor(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], () => text, 5000)) : undefined;
+  const tokenFile = generates ? await eventually(() => /"tokenFile":"([^"]+)"/.exec(text)?.[1], { what: 'the line naming the generated token file', context: () => text, timeoutMs: 5000 }) : undefined;
   return {
     child,
     url: started[1]!,
@@ -107,8 +107,8 @@ export async function runCli(env: Record<string, string | undefined>, args: stri
 function ownDataDir(env: Record<string, string | undefined>, args: string[]): { env: Record<string, string>; remove: () => void } {
   // Naming the variable, even as undefined (the server's own default), opts out.
   if ('PLANT_STORE_DATA_DIR' in env || args.some((arg) => arg.startsWith('--data-dir'))) return { env: {}, remove: () => {} };
-  const directory = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
-  return { env: { PLANT_STORE_DATA_DIR: directory }, remove: () => rmSync(directory, { recursive: true, force: true }) };
+  const directory = tempDir('plant-store-cli-');
+  return { env: { PLANT_STORE_DATA_DIR: directory.path }, remove: directory.remove };
 }
 
 /** A variable given as undefined is left unset (a child's env would otherwise hold the text "undefined"). */

@@ -1,11 +1,10 @@
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { eventually } from './eventually.js';
 import { freePort } from './free-port.js';
+import { tempDir, type TempDir } from './temp-dir.js';
 import { killQuietly, onProcessExit, spawnWatched, unrefWatched, type WatchedProcess } from './watched-process.js';
 
 const READY_TIMEOUT_MS = 20_000;
@@ -25,9 +24,8 @@ export interface FerretDbOptions {
 export class FerretDb {
   static async launch(binary: string, options: FerretDbOptions = {}): Promise<FerretDb> {
     const port = options.port ?? (await freePort());
-    const ownsDataDir = options.dataDir === undefined;
-    const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'plant-store-ferretdb-')));
-    const instance = new FerretDb(binary, port, dataDir, ownsDataDir);
+    const ownDataDir = options.dataDir === undefined ? tempDir('plant-store-ferretdb-') : undefined;
+    const instance = new FerretDb(binary, port, options.dataDir ?? ownDataDir!.path, ownDataDir);
     try {
       await instance.start();
     } catch (error) {
@@ -47,7 +45,8 @@ export class FerretDb {
     private readonly binary: string,
     readonly port: number,
     readonly dataDir: string,
-    private readonly ownsDataDir: boolean,
+    /** The directory made for this instance, when none was given. */
+    private readonly ownDataDir: TempDir | undefined,
   ) {
     this.uri = `mongodb://127.0.0.1:${port}/`;
     this.forgetAtExit = onProcessExit(() => this.killNow());
@@ -70,7 +69,7 @@ export class FerretDb {
       '--log-level=ERROR',
     ];
     this.log = '';
-    const started = await spawnWatched(this.binary, args, this.ownsDataDir ? this.dataDir : '');
+    const started = await spawnWatched(this.binary, args, this.ownDataDir?.path ?? '');
     this.process = started;
     started.shell.stderr!.on('data', (chunk) => (this.log = (this.log + chunk).slice(-4000)));
     started.shell.once('exit', () => {
@@ -109,11 +108,7 @@ export class FerretDb {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return;
     }
-    const deadline = Date.now() + 5000;
-    while (!allThreadsStopped(pid)) {
-      if (Date.now() > deadline) throw new Error(`FerretDB (pid ${pid}) did not stop within 5 s of SIGSTOP`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually(() => allThreadsStopped(pid), { what: `FerretDB (pid ${pid}) to stop after SIGSTOP`, timeoutMs: 5000, intervalMs: 5 });
   }
 
   resume(): void {
@@ -124,7 +119,7 @@ export class FerretDb {
   async dispose(): Promise<void> {
     await this.stop();
     this.forgetAtExit();
-    if (this.ownsDataDir) await rm(this.dataDir, { recursive: true, force: true });
+    this.ownDataDir?.remove();
   }
 
   private async signalAndWait(signal: NodeJS.Signals, graceMS: number): Promise<void> {
@@ -148,10 +143,13 @@ export class FerretDb {
     const ready = (async () => {
       // Cheap TCP probes until the port listens, then one ping through the driver to be
       // sure it speaks the protocol.
-      while (!(await accepts(this.port))) {
-        if (Date.now() > deadline || this.process !== started) throw new Error(`FerretDB did not listen on port ${this.port} within ${READY_TIMEOUT_MS} ms: ${lastLine(this.log)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        async () => {
+          if (this.process !== started) throw new Error(`FerretDB was stopped before it listened on port ${this.port}: ${lastLine(this.log)}`);
+          return accepts(this.port);
+        },
+        { what: `FerretDB to listen on port ${this.port}`, context: () => lastLine(this.log), timeoutMs: READY_TIMEOUT_MS, intervalMs: 50 },
+      );
       const client = new MongoClient(this.uri, { serverSelectionTimeoutMS: Math.max(1000, deadline - Date.now()) });
       try {
         await client.db('admin').command({ ping: 1 });
@@ -173,7 +171,7 @@ export class FerretDb {
       killQuietly(this.process.pid, 'SIGKILL');
       if (this.process.shell.pid !== undefined) killQuietly(this.process.shell.pid, 'SIGKILL');
     }
-    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    this.ownDataDir?.remove();
   }
 }
 

@@ -46,13 +46,19 @@ export interface HttpTarget {
  * read whole and checked for leaks before the test sees it.
  */
 export class HttpClient {
-  constructor(private readonly target: HttpTarget) {}
+  /** Also what raw-http.ts needs to reach the same server with the same checks. */
+  constructor(readonly target: HttpTarget) {}
 
-  /** A client of a server running elsewhere (a process of its own), with the document it serves. */
-  static async connect(url: string, token: string, basePath = ''): Promise<HttpClient> {
+  /**
+   * A client of a server started outside the fixture (its own process, or startServer),
+   * with the document it serves. `tokens`: the server's tokens, the first one sent by
+   * default; all are watched for leaks.
+   */
+  static async connect(url: string, tokens: string | readonly string[], basePath = ''): Promise<HttpClient> {
     const origin = new URL(url).origin;
     const openapi = (await (await fetch(`${origin}/openapi.json`)).json()) as Record<string, unknown>;
-    return new HttpClient({ url: origin, basePath, token, tokens: [token], openapi });
+    const all = typeof tokens === 'string' ? [tokens] : [...tokens];
+    return new HttpClient({ url: origin, basePath, token: all[0]!, tokens: all, openapi });
   }
 
   /** POST /plants of `{ id, name }`. */

@@ -1,6 +1,6 @@
 import type { CliServer } from './cli-process.js';
 import type { HttpClient } from './http-client.js';
-import { waitFor } from './wait-for.js';
+import { eventually } from './eventually.js';
 
 /**
  * Eight writers create plants with rising ids through `api` until `count` creates have
@@ -23,7 +23,7 @@ export async function createUntilKilled(api: HttpClient, server: CliServer, coun
     }
   };
   const writers = Array.from({ length: 8 }, writer);
-  await waitFor(() => (acknowledged.length >= count ? true : undefined), () => `${acknowledged.length} of ${count} acknowledged`, 60_000);
+  await eventually(() => acknowledged.length >= count, { context: () => `${acknowledged.length} of ${count} acknowledged`, timeoutMs: 60_000 });
   killed = true;
   await server.stop('SIGKILL');
   await Promise.all(writers);

@@ -51,6 +51,8 @@ export async function loadWithNeverReadingClients(load: NeverReadingLoad): Promi
     const until = performance.now() + load.windowMs;
     while (performance.now() < until) {
       const started = performance.now();
+      // A bare fetch: this times an answer and gives up after 2 s (the checked client has no
+      // time limit), and the answer is only judged healthy or not.
       const ok = await fetch(`${load.url}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
         (response) => response.ok,
         () => false,

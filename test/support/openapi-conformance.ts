@@ -56,12 +56,6 @@ export function assertDocumented(document: Obj, observed: ObservedResponse): voi
   if (problems.length > 0) throw new AssertionError({ message: `response differs from the OpenAPI document:\n  ${problems.join('\n  ')}` });
 }
 
-/** Checks a fetch Response against the document, reading a clone so the caller can still read the body. */
-export async function checkResponse(document: Obj, method: string, url: string, response: Response): Promise<void> {
-  const body = await response.clone().text();
-  assertDocumented(document, { method, path: url, status: response.status, headers: response.headers, body });
-}
-
 interface Found {
   readonly response: Obj;
   readonly where: string;

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createPlantStore, type PlantStore } from '../../composition/index.js';
 import { isNonPublicAddress } from '../../adapters/webhooks/address-guard.js';
+import { eventually } from '../support/eventually.js';
+import { quietLog } from '../support/quiet-log.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('webhooks: the guard against reaching internal services (SSRF)', function () {
@@ -35,7 +37,7 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
     ] as const) {
       it(`refuses ${what} (${host}): failed, nothing sent, the reason kept`, async () => {
         const url = `http://${host}:${receiver.port}/hook`;
-        store = await createPlantStore({ webhooks: { urls: [url], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [50], log: { info() {}, warn() {}, error() {} } } });
+        store = await createPlantStore({ webhooks: { urls: [url], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [50], log: quietLog() } });
         await store.create({ id: 1, name: 'Fern' });
         const state = await pollFailed(store);
         expect(receiver.received).to.deep.equal([]);
@@ -46,7 +48,7 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
 
     it('refuses 10.x and 169.254.x literals without connecting', async () => {
       store = await createPlantStore({
-        webhooks: { urls: ['http://10.0.0.1:9/hook', 'http://169.254.169.254/latest'], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [], log: { info() {}, warn() {}, error() {} } },
+        webhooks: { urls: ['http://10.0.0.1:9/hook', 'http://169.254.169.254/latest'], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [], log: quietLog() },
       });
       await store.create({ id: 1, name: 'Fern' });
       const state = await pollFailed(store, 2);
@@ -57,21 +59,20 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
     });
 
     it('with the allowance, localhost is delivered to', async () => {
-      store = await createPlantStore({ webhooks: { urls: [`http://localhost:${receiver.port}/hook`], secret: TEST_WEBHOOK_SECRET, allowPrivate: true, log: { info() {}, warn() {}, error() {} } } });
+      store = await createPlantStore({ webhooks: { urls: [`http://localhost:${receiver.port}/hook`], secret: TEST_WEBHOOK_SECRET, allowPrivate: true, log: quietLog() } });
       await store.create({ id: 1, name: 'Fern' });
-      const deadline = Date.now() + 5000;
-      while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => receiver.received.length > 0, { timeoutMs: 5000 });
       expect(receiver.received.map((hook) => hook.body)).to.deep.equal([{ id: 1, name: 'Fern' }]);
     });
   });
 });
 
 async function pollFailed(store: PlantStore, count = 1) {
-  const deadline = Date.now() + 8000;
-  for (;;) {
-    const state = await store.deliveryState();
-    if (state.failed.length >= count) return state;
-    if (Date.now() > deadline) throw new Error(`no failed delivery: ${JSON.stringify(state)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return eventually(
+    async () => {
+      const state = await store.deliveryState();
+      return state.failed.length >= count && state;
+    },
+    { what: `${count} failed deliveries`, context: async () => `delivery state: ${JSON.stringify(await store.deliveryState())}`, timeoutMs: 8000 },
+  );
 }

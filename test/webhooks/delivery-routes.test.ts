@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const writer = 'deliveries-writer-token-0123456789';
 const reader = 'deliveries-reader-token-0123456789';
@@ -33,12 +33,10 @@ describe('webhooks over HTTP: the delivery routes and the OpenAPI webhooks secti
     receiver.answerWith({ status: 500 }, { status: 502 });
     const { http } = server;
     expect((await http.create(1, 'Fern')).status).to.equal(200);
-    let state: any;
-    for (let i = 0; i < 200; i++) {
-      state = (await http.get('/webhooks/deliveries', { token: reader })).body;
-      if (state.failed.length === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const state = await eventually(async () => {
+      const answer = (await http.get('/webhooks/deliveries', { token: reader })).body;
+      return answer.failed.length === 1 && answer;
+    });
     expect(state.pending).to.equal(0);
     expect(state.failed).to.have.length(1);
     expect(state.failed[0]).to.include({ plantId: 1, endpoint: receiver.url, type: 'plant.created', attempts: 2, lastStatus: 502 });
@@ -47,7 +45,7 @@ describe('webhooks over HTTP: the delivery routes and the OpenAPI webhooks secti
     expect((await http.get('/webhooks/deliveries', { token: 'no-such-token-0123456789abcdef' })).status).to.equal(401);
     const retried = await http.post('/webhooks/deliveries/retry', { token: writer });
     expect(retried.body).to.deep.equal({ retried: 1 });
-    await waitFor(() => (receiver.received.length === 3 ? true : undefined));
+    await eventually(() => receiver.received.length === 3);
   });
 
   it('the served document is valid OpenAPI 3.1 with a webhooks section (events, bodies, signature headers) and the delivery routes', async () => {

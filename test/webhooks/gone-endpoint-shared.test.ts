@@ -7,9 +7,8 @@ import { WebhookSender } from '../../adapters/webhooks/webhook-sender.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
-
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+import { eventually } from '../support/eventually.js';
+import { quietLog } from '../support/quiet-log.js';
 
 /** An outbox whose claims find nothing while `held`: a server whose worker happens not to look. */
 function holdable(outbox: DeliveryOutbox): DeliveryOutbox & { held: boolean } {
@@ -42,7 +41,7 @@ describe('webhooks: an endpoint that answered 410 Gone, on two servers sharing M
         const repository = await MongoPlantRepository.connect(uri);
         const outbox = holdable(repository.outbox);
         const sender = new WebhookSender({ secret: TEST_WEBHOOK_SECRET, timeoutMs: 2_000, allowPrivate: true, userAgent: 'plant-store-test' });
-        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], timeoutMs: 2_000, log: quiet });
+        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], timeoutMs: 2_000, log: quietLog() });
         worker.start();
         closers.push(() => repository.close(), () => worker.stop());
         return { repository, outbox, worker };
@@ -54,14 +53,14 @@ describe('webhooks: an endpoint that answered 410 Gone, on two servers sharing M
       expect(await server.repository.add(plant, subscriptions.deliveriesFor({ type: 'plant.created', data: plant }))).to.equal(true);
       server.worker.wake();
     };
-    const state = (awaited: string, until: (state: DeliveryState) => boolean) => async () => {
-      for (let i = 0; i < 250; i++) {
-        const now = await a.repository.outbox.state();
-        if (until(now)) return now;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`gave up waiting for ${awaited}; delivery state: ${JSON.stringify(await a.repository.outbox.state())}`);
-    };
+    const state = (awaited: string, until: (state: DeliveryState) => boolean) => () =>
+      eventually(
+        async () => {
+          const now = await a.repository.outbox.state();
+          return until(now) && now;
+        },
+        { what: awaited, context: async () => `delivery state: ${JSON.stringify(await a.repository.outbox.state())}`, timeoutMs: 5000 },
+      );
 
     // Both servers run; only A looks for deliveries. The endpoint answers 410 once (then 200).
     receiver.answerWith({ status: 410 });
@@ -78,10 +77,7 @@ describe('webhooks: an endpoint that answered 410 Gone, on two servers sharing M
 
     // An operator retries through A, and B (the one looking) sends again.
     expect(await a.worker.retryFailed()).to.equal(2);
-    await waitFor(
-      () => (receiver.received.length >= 3 ? true : undefined),
-      () => `received: ${JSON.stringify(receiver.received.map((hook) => hook.body))}`,
-    );
+    await eventually(() => receiver.received.length >= 3, { context: () => `received: ${JSON.stringify(receiver.received.map((hook) => hook.body))}` });
     expect(receiver.createdIds().slice(1).sort(), 'sent again after the retry').to.deep.equal([1, 2]);
     expect(await state('all delivered', (s) => s.pending === 0 && s.failed.length === 0)()).to.deep.equal({ pending: 0, failed: [] });
   });

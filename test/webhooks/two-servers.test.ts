@@ -5,7 +5,7 @@ import { withDatabase } from '../support/mongo-uri.js';
 import { HttpClient } from '../support/http-client.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'two-servers-token-0123456789abcdef';
 const CREATES = 1000;
@@ -52,7 +52,7 @@ describe('webhooks: two servers on one MongoDB database', function () {
       }
     };
     await Promise.all(Array.from({ length: 8 }, writer));
-    await waitFor(() => (new Set(receiver!.createdIds()).size === CREATES ? true : undefined), () => `${new Set(receiver!.createdIds()).size} of ${CREATES}`, 150_000);
+    await eventually(() => new Set(receiver!.createdIds()).size === CREATES, { context: () => `${new Set(receiver!.createdIds()).size} of ${CREATES}`, timeoutMs: 150_000 });
     const ids = receiver.createdIds();
     const duplicates = ids.length - new Set(ids).size;
     console.log(`      ${CREATES} events, ${ids.length} requests received, ${duplicates} duplicates (same webhook-id)`);
@@ -99,12 +99,10 @@ describe('webhooks: two servers on one MongoDB database', function () {
     receiver = await WebhookReceiver.start(TEST_WEBHOOK_SECRET, port);
     const outage = Date.now() - down;
     const events = () => new Set(receiver!.received.map((hook) => hook.id)).size;
-    let stateThen = '';
-    await waitFor(
-      () => (events() === PLANTS + 2 * AGAIN ? true : void apis[0]!.get('/webhooks/deliveries').then((answer) => (stateThen = answer.text))),
-      () => `${events()} of ${PLANTS + 2 * AGAIN} events; deliveries: ${stateThen}`,
-      60_000,
-    );
+    await eventually(() => events() === PLANTS + 2 * AGAIN, {
+      context: async () => `${events()} of ${PLANTS + 2 * AGAIN} events; deliveries: ${(await apis[0]!.get('/webhooks/deliveries')).text}`,
+      timeoutMs: 60_000,
+    });
     const duplicates = receiver.received.length - events();
     console.log(`      receiver down ${(outage / 1000).toFixed(1)} s; ${PLANTS + 2 * AGAIN} events, ${receiver.received.length} requests received, ${duplicates} duplicates (same webhook-id)`);
     expect(receiver.received.every((hook) => hook.verified)).to.equal(true);

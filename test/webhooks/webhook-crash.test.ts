@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { HttpClient } from '../support/http-client.js';
 import { createUntilKilled } from '../support/kill-mid-stream.js';
+import { tempDir } from '../support/temp-dir.js';
 import { dropDatabase, requireDatabase } from '../support/test-database.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'webhook-crash-token-0123456789abcdef';
 
@@ -56,19 +54,18 @@ function crashTest(name: string, storageEnv: (context: Mocha.Context) => Promise
       const second = await startCli(env);
       started.push(second);
       const wanted = new Set(acknowledged);
-      await waitFor(
-        () => (acknowledged.every((id) => receiver!.createdIds().includes(id)) ? true : undefined),
-        () => `missing: ${[...wanted].filter((id) => !receiver!.createdIds().includes(id)).slice(0, 20).join(',')}`,
-        60_000,
-      );
+      await eventually(() => acknowledged.every((id) => receiver!.createdIds().includes(id)), {
+        context: () => `missing: ${[...wanted].filter((id) => !receiver!.createdIds().includes(id)).slice(0, 20).join(',')}`,
+        timeoutMs: 60_000,
+      });
       expect(receiver.received.every((hook) => hook.verified)).to.equal(true);
     });
   });
 }
 
 crashTest('disk', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-webhook-crash-'));
-  return { env: { PLANT_STORE_DATA_DIR: dataDir }, cleanUp: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  const dataDir = tempDir('plant-store-webhook-crash-');
+  return { env: { PLANT_STORE_DATA_DIR: dataDir.path }, cleanUp: async () => dataDir.remove() };
 });
 
 crashTest('MongoDB', async (context) => {

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import type { PendingDelivery } from '../../core/index.js';
+import type { PendingDelivery, SentAttempt, WebhookTransport } from '../../core/index.js';
 import { guardedLookup, refusedLiteral } from './address-guard.js';
 
 export interface WebhookSenderOptions {
@@ -13,18 +13,11 @@ export interface WebhookSenderOptions {
   readonly userAgent: string;
 }
 
-/** What one attempt came to: an HTTP status, or an error that kept one from coming. */
-export interface AttemptResult {
-  readonly status?: number;
-  readonly error?: string;
-  readonly durationMs: number;
-}
-
 /** The header naming the event; Standard Webhooks leaves it to each sender. */
 export const EVENT_TYPE_HEADER = 'webhook-event-type';
 
 /** One signed POST per attempt (Standard Webhooks 1.0), never following a redirect. */
-export class WebhookSender {
+export class WebhookSender implements WebhookTransport {
   private readonly signer: Webhook;
   // Connections are kept and reused: the address check runs when one is opened, and an open
   // connection stays with the address it was checked on (no rebinding possible).
@@ -47,7 +40,7 @@ export class WebhookSender {
     return JSON.stringify(delivery.event.data);
   }
 
-  async send(delivery: PendingDelivery, now = new Date()): Promise<AttemptResult> {
+  async send(delivery: PendingDelivery, now = new Date()): Promise<SentAttempt> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let url: URL;
@@ -69,9 +62,9 @@ export class WebhookSender {
       [EVENT_TYPE_HEADER]: delivery.event.type,
     };
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<AttemptResult>((resolve) => {
+    return new Promise<SentAttempt>((resolve) => {
       let settled = false;
-      const finish = (result: Omit<AttemptResult, 'durationMs'>) => {
+      const finish = (result: Omit<SentAttempt, 'durationMs'>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);

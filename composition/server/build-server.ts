@@ -53,7 +53,7 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   const events = new InProcessEventBus((error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'));
   let webhooks;
   try {
-    webhooks = config.webhooks && webhookDeliveryFor(config.webhooks, storage.outbox, log);
+    webhooks = config.webhooks && webhookDeliveryFor(config.webhooks, storage, log);
   } catch (error) {
     await storage.close();
     throw error;

@@ -124,7 +124,7 @@ export async function createPlantStore(options: PlantStoreOptions = {}): Promise
     options.onListenerError ?? ((error, event) => console.error(`plant-store: a ${event.type} listener failed:`, error));
   let webhooks: WebhookDelivery | undefined;
   try {
-    webhooks = options.webhooks && webhookDeliveryFor(options.webhooks, storage.outbox, options.webhooks.log ?? consoleDeliveryLog);
+    webhooks = options.webhooks && webhookDeliveryFor(options.webhooks, storage, options.webhooks.log ?? consoleDeliveryLog);
   } catch (error) {
     await storage.close();
     throw error;

@@ -35,15 +35,34 @@ export interface OpenStorage {
   readonly repository: PlantRepository;
   /** The deliveries the repository records with its changes (webhooks). */
   readonly outbox?: DeliveryOutbox | undefined;
+  /** How the delivery worker may use the outbox; DEFAULT_OUTBOX_LIMITS when absent. */
+  readonly outboxLimits?: OutboxLimits;
   /** For the start-up line, e.g. "memory". Never contains credentials. */
   readonly description: string;
   close(): Promise<void>;
 }
 
+/** What the delivery worker needs to know of the storage behind an outbox. */
+export interface OutboxLimits {
+  /** The longest one storage call may take before it fails: a claim's lease covers five (see leaseMsFor). */
+  readonly callTimeoutMs: number;
+  /** Outcome writes under way at once. */
+  readonly settleConcurrency: number;
+}
+
+/**
+ * For a storage that does not say (a custom repository): the built-in storages' call
+ * timeout, and outcome writes 16 at once, since a database swamped by a whole batch at
+ * once would time out the API's writes.
+ */
+export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { callTimeoutMs: 5_000, settleConcurrency: 16 };
+
 export async function openStorage(option?: StorageOption): Promise<OpenStorage> {
   if (option === undefined) {
     const repository = new MemoryPlantRepository();
-    return { repository, outbox: repository.outbox, description: 'memory', close: async () => {} };
+    // Every call is answered at once.
+    const outboxLimits = { ...DEFAULT_OUTBOX_LIMITS, callTimeoutMs: 0 };
+    return { repository, outbox: repository.outbox, outboxLimits, description: 'memory', close: async () => {} };
   }
   if ('dataDir' in option) {
     // Loaded only when asked for, like the MongoDB driver: embedded users on memory never load LMDB.
@@ -52,7 +71,10 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
       ...(option.readOnly && { readOnly: true }),
     });
-    return { repository, outbox: repository.outbox, description: repository.description, close: () => repository.close() };
+    // Concurrent writes share one LMDB commit (and its sync), so many outcome writes at once
+    // cost about what one does: at 16 the deliveries fell seconds behind a W2 load.
+    const outboxLimits = { callTimeoutMs: repository.outbox.callTimeoutMs, settleConcurrency: 128 };
+    return { repository, outbox: repository.outbox, outboxLimits, description: repository.description, close: () => repository.close() };
   }
   if ('mongodbUri' in option) {
     // Loaded only when asked for: the driver alone adds about 20 MB to a process.
@@ -63,7 +85,8 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
       ...(option.collectionName && { collectionName: option.collectionName }),
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
     });
-    return { repository, outbox: repository.outbox, description: repository.description, close: () => repository.close() };
+    const outboxLimits = { ...DEFAULT_OUTBOX_LIMITS, callTimeoutMs: repository.outbox.callTimeoutMs };
+    return { repository, outbox: repository.outbox, outboxLimits, description: repository.description, close: () => repository.close() };
   }
   return {
     repository: option.repository,

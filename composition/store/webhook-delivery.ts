@@ -1,9 +1,10 @@
-import { Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, leaseMsFor, Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
 import { DeliveryWorker, type DeliveryLog } from '../../adapters/webhooks/delivery-worker.js';
 import { WebhookSender } from '../../adapters/webhooks/webhook-sender.js';
 import { ConfigError } from '../config/config-error.js';
 import { packageVersion } from '../package-version.js';
-import { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, webhookOptionsProblem, type WebhookOptions } from './webhook-options.js';
+import { DEFAULT_OUTBOX_LIMITS, type OpenStorage } from './storage.js';
+import { DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS, webhookOptionsProblem, type WebhookOptions } from './webhook-options.js';
 
 /** Webhook delivery as wired for one store: who gets what, and the worker sending it. */
 export interface WebhookDelivery {
@@ -25,10 +26,11 @@ export const consoleDeliveryLog: DeliveryLog = {
   error: (fields, message) => console.error(`plant-store: ${message}`, fields),
 };
 
-/** Checks the options and wires the worker (not started); ConfigError when they cannot work. */
-export function webhookDeliveryFor(options: WebhookOptions, outbox: DeliveryOutbox | undefined, log: DeliveryLog): WebhookDelivery {
+/** Checks the options and wires the worker (not started) to the storage's outbox; ConfigError when they cannot work. */
+export function webhookDeliveryFor(options: WebhookOptions, storage: Pick<OpenStorage, 'outbox' | 'outboxLimits'>, log: DeliveryLog): WebhookDelivery {
   const problem = webhookOptionsProblem(options);
   if (problem !== undefined) throw new ConfigError(problem);
+  const { outbox, outboxLimits = DEFAULT_OUTBOX_LIMITS } = storage;
   if (outbox === undefined) throw new ConfigError('webhooks need a storage with an outbox (memory, disk or mongodb; a custom repository must provide `outbox`)');
   const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const sender = new WebhookSender({ secret: options.secret, timeoutMs, allowPrivate: options.allowPrivate ?? false, userAgent: `plant-store/${packageVersion}` });
@@ -37,7 +39,8 @@ export function webhookDeliveryFor(options: WebhookOptions, outbox: DeliveryOutb
     sender,
     endpoints: options.urls,
     retrySchedule: options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
-    timeoutMs,
+    leaseMs: leaseMsFor(timeoutMs, outboxLimits.callTimeoutMs),
+    settleConcurrency: outboxLimits.settleConcurrency,
     log,
   });
   return { subscriptions: new Subscriptions(options.urls, options.events ?? DEFAULT_WEBHOOK_EVENTS), worker, outbox };

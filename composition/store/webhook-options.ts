@@ -1,10 +1,8 @@
-import type { PlantEventType } from '../../core/index.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, type PlantEventType } from '../../core/index.js';
 
 export const WEBHOOK_EVENT_TYPES: readonly PlantEventType[] = ['plant.created', 'plant.deleted'];
 /** The public contract's one webhook. */
 export const DEFAULT_WEBHOOK_EVENTS: readonly PlantEventType[] = ['plant.created'];
-/** About a day in all, like the best-known providers'. */
-export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** Webhook delivery, for `createPlantStore` and the server alike. */
@@ -61,8 +59,14 @@ export function parseRetrySchedule(text: string): number[] | undefined {
   return delays.length === 0 ? undefined : delays;
 }
 
-/** The default schedule in ms, as the worker takes it. */
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)!;
+/** Delays as the setting writes them, each in the largest unit that divides it: `5s,5m,30m,2h`. */
+export function retryScheduleText(delays: readonly number[]): string {
+  const units = Object.entries(UNIT_MS).sort(([, a], [, b]) => b - a);
+  return delays.map((ms) => units.map(([unit, size]) => (ms % size === 0 ? `${ms / size}${unit}` : undefined)).find((text) => text !== undefined)).join(',');
+}
+
+/** The core's default schedule, as the setting's text (for --help). */
+export const DEFAULT_RETRY_SCHEDULE = retryScheduleText(DEFAULT_RETRY_SCHEDULE_MS);
 
 /** Every problem of embedded webhook options, as one message; undefined when they work. */
 export function webhookOptionsProblem(options: WebhookOptions): string | undefined {

@@ -1,15 +1,11 @@
 import type { DeliveryOutcome, DeliveryState, OutboxClaim } from '../outbox/pending-delivery.js';
 
 /**
- * The deliveries a storage recorded with its changes, for the worker that sends them. Each
- * storage keeps them in its own atomic write with the plant (see the README's webhooks
- * section); this port only hands them out and takes the outcomes back.
+ * The deliveries a storage recorded with its changes, for the round that sends them
+ * (DeliverDue). Each storage keeps them in its own atomic write with the plant (see the
+ * README's webhooks section); this port only hands them out and takes the outcomes back.
  */
 export interface DeliveryOutbox {
-  /** The longest one of its calls may take before it fails (the storage's timeout); default 5000. */
-  readonly callTimeoutMs?: number;
-  /** How many outcome writes it takes well at once; default 16 (a database that a whole batch at once would swamp). */
-  readonly settleConcurrency?: number;
   /**
    * Claims up to `limit` plants with deliveries due at `now`, each until `now + leaseMs`:
    * no other claim gets them meanwhile; after it, another worker may (its holder died).

@@ -46,7 +46,8 @@ const mongodb: StorageMaker = async (gate, random) => {
     endpoints: new CollectionStandIn<EndpointDocument>({ gate, gateReplies: true }) as unknown as Collection<EndpointDocument>,
   };
   const server = () => MongoPlantRepository.over(collections, { random });
-  return { servers: [server(), server()], problems: () => documentProblems(plants.documents()), close: async () => {} };
+  const servers = [server(), server()] as const;
+  return { servers, callTimeoutMs: servers[0].outbox.callTimeoutMs, problems: () => documentProblems(plants.documents()), close: async () => {} };
 };
 
 /** The stored form's own invariants: `due` exact, tombstones holding deliveries, versions on every outbox. */
@@ -63,7 +64,8 @@ function documentProblems(documents: readonly PlantDocument[]): string[] {
 
 const memory: StorageMaker = async (gate) => {
   const repository = new MemoryPlantRepository();
-  return { servers: [inProcess(repository, gate), inProcess(repository, gate)], close: async () => {} };
+  // Memory answers every call at once.
+  return { servers: [inProcess(repository, gate), inProcess(repository, gate)], callTimeoutMs: 0, close: async () => {} };
 };
 
 const disk: StorageMaker = async (gate) => {
@@ -71,6 +73,7 @@ const disk: StorageMaker = async (gate) => {
   const repository = DiskPlantRepository.open(dataDir);
   return {
     servers: [inProcess(repository, gate), inProcess(repository, gate)],
+    callTimeoutMs: repository.outbox.callTimeoutMs,
     close: async () => {
       await repository.close();
       rmSync(dataDir, { recursive: true, force: true });

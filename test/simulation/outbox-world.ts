@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Subscriptions, type DeliveryOutbox, type PendingDelivery, type PlantEvent, type PlantRepository } from '../../core/index.js';
+import { leaseMsFor, Subscriptions, type DeliveryOutbox, type PendingDelivery, type PlantEvent, type PlantRepository } from '../../core/index.js';
 import { DeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 
 // A deterministic world for the webhook outbox: two servers' API calls, two delivery
@@ -21,6 +21,8 @@ export type Gate = (label: string) => Promise<void>;
 /** A storage as the two servers see it. */
 export interface StorageUnderTest {
   readonly servers: readonly [ServerStorage, ServerStorage];
+  /** The storage's call timeout, which the workers' lease covers (as the composition sizes it). */
+  readonly callTimeoutMs: number;
   /** What is wrong with the stored state at rest, in words; nothing when sound. */
   problems?(): string[];
   close(): Promise<void>;
@@ -150,13 +152,12 @@ async function run(s: fc.Scheduler, scenario: Scenario, storage: StorageUnderTes
   const endpoints = ENDPOINTS.slice(0, scenario.endpoints);
   const subscriptions = new Subscriptions(endpoints, scenario.events, () => clock.now);
   const receiver = new SimulatedReceiver(gate, scenario.answers);
-  let leaseMs = 0;
+  const leaseMs = leaseMsFor(100, storage.callTimeoutMs);
   const done = [deferred(), deferred()] as const;
   const workers = storage.servers.map((server, i) => {
     const sender = new PausingSender(receiver, gate, scenario.pauses[i]!, () => (clock.now += leaseMs + 1), done[1 - i]!.promise);
-    return new DeliveryWorker({ outbox: server.outbox, sender, endpoints, retrySchedule: [RETRY_MS], timeoutMs: 100, log: quiet, clock: () => clock.now });
+    return new DeliveryWorker({ outbox: server.outbox, sender, endpoints, retrySchedule: [RETRY_MS], leaseMs, settleConcurrency: 16, log: quiet, clock: { now: () => clock.now } });
   });
-  leaseMs = workers[0]!.leaseMs;
   const problems: string[] = [];
   const changes = new Map<number, Change[]>();
   /** Every delivery a change recorded whose call was answered false (nothing may be sent of it). */

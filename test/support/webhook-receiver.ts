@@ -19,6 +19,8 @@ export interface Answer {
   readonly status?: number;
   readonly delayMs?: number;
   readonly headers?: Record<string, string>;
+  /** Held until this settles (then `delayMs`): the test says when the answer goes. */
+  readonly until?: Promise<unknown>;
 }
 
 /**
@@ -94,12 +96,13 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private answer(response: ServerResponse, { status = 200, delayMs = 0, headers = {} }: Answer): void {
+  private answer(response: ServerResponse, { status = 200, delayMs = 0, headers = {}, until }: Answer): void {
     const send = () => {
       if (response.destroyed) return;
       response.writeHead(status, headers).end();
     };
-    if (delayMs > 0) setTimeout(send, delayMs).unref();
-    else send();
+    const later = () => (delayMs > 0 ? void setTimeout(send, delayMs).unref() : send());
+    if (until === undefined) later();
+    else void until.then(later, later);
   }
 }

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { createPlantStore, type PlantStore } from '../../composition/index.js';
+import { createPlantStore, MemoryPlantRepository, type PlantStore } from '../../composition/index.js';
 import { isNonPublicAddress } from '../../adapters/webhooks/address-guard.js';
 import { eventually } from '../support/eventually.js';
 import { quietLog } from '../support/quiet-log.js';
+import { ManualDelivery } from '../support/manual-delivery.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('webhooks: the guard against reaching internal services (SSRF)', function () {
@@ -29,7 +30,8 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
       await receiver.close();
     });
 
-    // The receiver listens on 127.0.0.1: each URL below reaches it unless refused.
+    // The receiver listens on 127.0.0.1: each URL below reaches it unless refused. Each round
+    // runs when the test says, on a clock it moves past the retry's delay.
     for (const [what, host] of [
       ['an IPv4 loopback literal', '127.0.0.1'],
       ['a host name resolving to loopback', 'localhost'],
@@ -37,12 +39,18 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
     ] as const) {
       it(`refuses ${what} (${host}): failed, nothing sent, the reason kept`, async () => {
         const url = `http://${host}:${receiver.port}/hook`;
-        store = await createPlantStore({ webhooks: { urls: [url], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [50], log: quietLog() } });
-        await store.create({ id: 1, name: 'Fern' });
-        const state = await pollFailed(store);
-        expect(receiver.received).to.deep.equal([]);
-        expect(state.failed[0]!.lastError).to.match(/non-public address/);
-        expect(state.failed[0]!.attempts).to.equal(2);
+        const delivery = new ManualDelivery({ repository: new MemoryPlantRepository(), endpoints: [url], retrySchedule: [50], allowPrivate: false });
+        try {
+          await delivery.create({ id: 1, name: 'Fern' });
+          await delivery.round();
+          await delivery.after(50);
+          const state = await delivery.state();
+          expect(receiver.received).to.deep.equal([]);
+          expect(state.failed[0]!.lastError).to.match(/non-public address/);
+          expect(state.failed[0]!.attempts).to.equal(2);
+        } finally {
+          delivery.close();
+        }
       });
     }
 

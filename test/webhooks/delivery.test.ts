@@ -2,32 +2,21 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlantStore, type PlantStore, type StorageOption, type WebhookOptions } from '../../composition/index.js';
+import { createPlantStore, MemoryPlantRepository, type PlantStore } from '../../composition/index.js';
+import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
+import { ManualDelivery, type ManualDeliveryOptions } from '../support/manual-delivery.js';
+import { recordingLog } from '../support/recording-log.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 
-/** Collects the worker's log lines instead of printing them. */
-function recordingLog() {
-  const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
-  const at = (level: string) => (fields: object, message: string) => void lines.push({ level, fields: fields as Record<string, unknown>, message });
-  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
-}
+const DAY_MS = 86_400_000;
 
-describe('webhooks: delivery to a real receiver (memory storage)', function () {
+describe('webhooks: a store delivering to a real receiver, as wired by createPlantStore', function () {
   this.timeout(20_000);
   let receiver: WebhookReceiver;
   let store: PlantStore | undefined;
-  let log: ReturnType<typeof recordingLog>;
-  const open = async (options: Partial<WebhookOptions> = {}, storage?: StorageOption) => {
-    store = await createPlantStore({
-      ...(storage && { storage }),
-      webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [200, 500], timeoutMs: 1000, allowPrivate: true, log, ...options },
-    });
-    return store;
-  };
   beforeEach(async () => {
     receiver = await WebhookReceiver.start();
-    log = recordingLog();
   });
   afterEach(async () => {
     await store?.close();
@@ -36,7 +25,8 @@ describe('webhooks: delivery to a real receiver (memory storage)', function () {
   });
 
   it('delivers every created plant, signed, with the NewPlant body and the documented headers', async () => {
-    const s = await open();
+    const log = recordingLog();
+    const s = (store = await createPlantStore({ webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, allowPrivate: true, log } }));
     await s.create({ id: 1, name: 'Fern' });
     await s.create({ id: 2, name: 'Monstera', tag: 'tropical' });
     await s.delete(1); // plant.deleted is not subscribed by default
@@ -54,134 +44,175 @@ describe('webhooks: delivery to a real receiver (memory storage)', function () {
       expect(Number(hook.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 30);
     }
     expect(new Set(receiver.received.map((hook) => hook.id)).size).to.equal(2);
+    await waitFor(() => (log.lines.filter((line) => line.message === 'webhook delivered').length === 2 ? true : undefined));
     expect((await s.deliveryState()).pending).to.equal(0);
-    const delivered = log.lines.filter((line) => line.message === 'webhook delivered');
-    expect(delivered[0]!.fields).to.include.keys('webhookId', 'endpoint', 'status', 'durationMs', 'attempt');
-    expect(delivered[0]!.fields['endpoint']).to.equal(`127.0.0.1:${receiver.port}`);
+    const delivered = log.lines.find((line) => line.message === 'webhook delivered')!;
+    expect(delivered.fields).to.include.keys('webhookId', 'event', 'plantId', 'endpoint', 'status', 'durationMs', 'attempt');
+    expect(delivered.fields['endpoint']).to.equal(`127.0.0.1:${receiver.port}`);
+  });
+});
+
+// The rules, round by round: the test moves the clock and runs each round of the core's
+// delivery engine itself, so a retry is due exactly when its delay has passed, and no test
+// waits for one.
+describe('webhooks: the delivery rules, on a clock the test moves (a real receiver, the real sender)', function () {
+  this.timeout(20_000);
+  let receiver: WebhookReceiver;
+  let delivery: ManualDelivery | undefined;
+  const open = (options: Partial<ManualDeliveryOptions> = {}) =>
+    (delivery = new ManualDelivery({ repository: new MemoryPlantRepository(), endpoints: [receiver.url], retrySchedule: [200, 500], ...options }));
+  const ids = () => new Set(receiver.received.map((hook) => hook.id));
+  beforeEach(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+  afterEach(async () => {
+    delivery?.close();
+    delivery = undefined;
+    await receiver.close();
   });
 
-  it('a deletion is delivered after its creation, to an endpoint subscribed to both', async () => {
-    receiver.answerWith({ status: 500 }); // the creation waits for a retry; the deletion must wait behind it
-    const s = await open({ events: ['plant.created', 'plant.deleted'] });
-    await s.create({ id: 7, name: 'Fern' });
-    await s.delete(7);
-    await waitFor(() => (receiver.received.length >= 3 ? true : undefined));
-    expect(receiver.received.map((hook) => hook.type)).to.deep.equal(['plant.created', 'plant.created', 'plant.deleted']);
-    expect(receiver.received[2]!.body).to.deep.equal({ id: 7 });
-  });
-
-  it('500, 500, then 200: the third attempt carries the same webhook-id', async () => {
+  it('500, 500, then 200: each retry comes once its delay has passed, not before, with the same webhook-id', async () => {
     receiver.answerWith({ status: 500 }, { status: 500 });
-    const s = await open();
-    await s.create({ id: 3, name: 'Fern' });
-    await waitFor(() => (receiver.received.length >= 3 ? true : undefined));
-    await waitFor(() => (log.lines.some((line) => line.message === 'webhook delivered') ? true : undefined));
-    expect(new Set(receiver.received.map((hook) => hook.id)).size).to.equal(1);
-    expect(receiver.received.every((hook) => hook.verified)).to.equal(true);
-    expect(log.lines.filter((line) => line.message.startsWith('webhook attempt failed')).map((line) => line.fields['attempt'])).to.deep.equal([1, 2]);
-    expect((await s.deliveryState()).pending).to.equal(0);
-  });
-
-  it('after the last attempt a delivery is failed, kept visible with its last status, and can be retried', async () => {
-    receiver.answerWith({ status: 503 }, { status: 503 }, { status: 503 });
-    const s = await open();
-    await s.create({ id: 4, name: 'Fern' });
-    const failed = await pollState(s, (st) => st.failed.length === 1);
-    expect(failed.failed[0]).to.include({ plantId: 4, endpoint: receiver.url, type: 'plant.created', attempts: 3, lastStatus: 503 });
-    expect(failed.pending).to.equal(0);
+    const d = open();
+    await d.create({ id: 3, name: 'Fern' });
+    expect(await d.round()).to.equal(1);
+    expect(await d.after(199), 'not due before the first delay').to.equal(0);
+    expect(await d.after(1)).to.equal(1);
+    expect(await d.after(499), 'not due before the second delay').to.equal(0);
+    expect(await d.after(1)).to.equal(1);
     expect(receiver.received).to.have.length(3);
-    expect(await s.retryFailedDeliveries()).to.equal(1);
-    await waitFor(() => (receiver.received.length === 4 ? true : undefined));
-    const after = await pollState(s, (st) => st.failed.length === 0 && st.pending === 0);
-    expect(after.failed).to.deep.equal([]);
-    expect(new Set(receiver.received.map((hook) => hook.id)).size).to.equal(1);
+    expect(ids().size).to.equal(1);
+    expect(receiver.received.every((hook) => hook.verified)).to.equal(true);
+    expect(d.logged('webhook attempt failed; will retry').map((line) => [line.fields['attempt'], line.fields['status'], line.fields['retryInMs']])).to.deep.equal([
+      [1, 500, 200],
+      [2, 500, 500],
+    ]);
+    expect(d.logged('webhook delivered').map((line) => line.fields['attempt'])).to.deep.equal([3]);
+    expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
   });
 
-  it('410 Gone stops deliveries to that endpoint, logged at error', async () => {
+  it('after the last attempt a delivery is failed, logged at error, kept visible with its last status, and can be retried', async () => {
+    receiver.answerWith({ status: 503 }, { status: 503 }, { status: 503 });
+    const d = open();
+    await d.create({ id: 4, name: 'Fern' });
+    await d.round();
+    await d.after(200);
+    await d.after(500);
+    const failed = await d.state();
+    expect(failed.pending).to.equal(0);
+    expect(failed.failed).to.have.length(1);
+    expect(failed.failed[0]).to.include({ plantId: 4, endpoint: receiver.url, type: 'plant.created', attempts: 3, lastStatus: 503 });
+    expect(d.logged('webhook delivery failed after 3 attempts').map((line) => line.level)).to.deep.equal(['error']);
+    expect(await d.after(DAY_MS), 'never tried again by itself').to.equal(0);
+    expect(await d.retryFailed()).to.equal(1);
+    expect(await d.round()).to.equal(1);
+    expect(receiver.received).to.have.length(4);
+    expect(ids().size).to.equal(1);
+    expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
+  });
+
+  it('410 Gone stops deliveries to that endpoint, logged at error: later deliveries fail unsent', async () => {
     receiver.answerWith({ status: 410 });
-    const s = await open();
-    await s.create({ id: 5, name: 'Fern' });
-    await pollState(s, (st) => st.failed.length === 1);
-    await s.create({ id: 6, name: 'Ivy' });
-    const state = await pollState(s, (st) => st.failed.length === 2);
+    const d = open();
+    await d.create({ id: 5, name: 'Fern' });
+    await d.round();
+    await d.create({ id: 6, name: 'Ivy' });
+    await d.round();
     expect(receiver.received).to.have.length(1);
-    expect(state.failed.map((f) => f.lastError)).to.include('endpoint disabled: it answered 410 Gone');
-    expect(log.lines.some((line) => line.level === 'error' && /410 Gone/.test(line.message))).to.equal(true);
+    const state = await d.state();
+    expect(state.failed.map((f) => [f.plantId, f.lastStatus, f.lastError])).to.have.deep.members([
+      [5, 410, 'endpoint answered 410 Gone'],
+      [6, undefined, 'endpoint disabled: it answered 410 Gone'],
+    ]);
+    expect(d.logged(/410 Gone/).map((line) => line.level)).to.deep.equal(['error']);
   });
 
-  it('410 Gone outlives a restart (disk storage) and ends when failed deliveries are retried', async () => {
+  it('410 Gone outlives a restart (disk storage); retrying failed deliveries sends to the endpoint again', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-webhook-gone-'));
+    let repository = DiskPlantRepository.open(dataDir);
     try {
       receiver.answerWith({ status: 410 });
-      let s = await open({}, { dataDir });
-      await s.create({ id: 5, name: 'Fern' });
-      await pollState(s, (st) => st.failed.length === 1);
-      await s.close();
-      s = await open({}, { dataDir });
-      await s.create({ id: 6, name: 'Ivy' });
-      const state = await pollState(s, (st) => st.failed.length === 2);
+      let d = open({ repository });
+      await d.create({ id: 5, name: 'Fern' });
+      await d.round();
+      d.close();
+      await repository.close();
+      repository = DiskPlantRepository.open(dataDir);
+      d = open({ repository, clock: d.clock });
+      await d.create({ id: 6, name: 'Ivy' });
+      await d.round();
       expect(receiver.received, 'nothing sent to the gone endpoint after the restart').to.have.length(1);
-      expect(state.failed.find((f) => f.plantId === 6)!.lastError).to.equal('endpoint disabled: it answered 410 Gone');
-      // The receiver is back: retrying the failed deliveries sends to it again.
-      expect(await s.retryFailedDeliveries()).to.equal(2);
-      await waitFor(() => (new Set(receiver.createdIds()).size === 2 && receiver.received.length === 3 ? true : undefined), () => JSON.stringify(receiver.createdIds()));
-      expect((await pollState(s, (st) => st.pending === 0 && st.failed.length === 0)).failed).to.deep.equal([]);
+      expect((await d.state()).failed.find((f) => f.plantId === 6)!.lastError).to.equal('endpoint disabled: it answered 410 Gone');
+      expect(await d.retryFailed()).to.equal(2);
+      expect(await d.round()).to.equal(2);
+      expect(receiver.createdIds().sort()).to.deep.equal([5, 5, 6]);
+      expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
     } finally {
-      await store?.close();
-      store = undefined;
+      await repository.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
-
-  it('a failed creation holds back its plant\'s deletion until retried: a deletion never arrives first', async () => {
-    receiver.answerWith({ status: 503 }, { status: 503 }, { status: 503 });
-    const s = await open({ events: ['plant.created', 'plant.deleted'] });
-    await s.create({ id: 10, name: 'Fern' });
-    await pollState(s, (st) => st.failed.length === 1);
-    await s.delete(10);
-    await s.create({ id: 11, name: 'Ivy' }); // another plant is not held back
-    await waitFor(() => (receiver.createdIds().includes(11) ? true : undefined));
-    const held = await s.deliveryState();
-    expect(held.pending, 'the deletion waits behind the failed creation').to.equal(1);
-    expect(receiver.received.filter((hook) => hook.type === 'plant.deleted')).to.have.length(0);
-    expect(await s.retryFailedDeliveries()).to.equal(1);
-    await waitFor(() => (receiver.received.some((hook) => hook.type === 'plant.deleted') ? true : undefined));
-    const forTen = receiver.received.filter((hook) => (hook.body as { id: number }).id === 10).map((hook) => hook.type);
-    expect(forTen).to.deep.equal(['plant.created', 'plant.created', 'plant.created', 'plant.created', 'plant.deleted']);
-  });
-
-  it('a receiver slower than the timeout is retried', async () => {
-    receiver.answerWith({ delayMs: 1500 });
-    const s = await open({ timeoutMs: 300 });
-    await s.create({ id: 8, name: 'Fern' });
-    await waitFor(() => (log.lines.some((line) => line.message === 'webhook delivered') ? true : undefined));
-    expect(log.lines.find((line) => line.level === 'warn')!.fields['error']).to.equal('no answer within 300 ms');
-    expect(receiver.received).to.have.length(2);
-    expect(receiver.received[0]!.id).to.equal(receiver.received[1]!.id);
   });
 
   it('a redirect is not followed: the attempt fails and is retried at the same endpoint', async () => {
     const elsewhere = await WebhookReceiver.start();
     try {
       receiver.answerWith({ status: 307, headers: { location: elsewhere.url } });
-      const s = await open();
-      await s.create({ id: 9, name: 'Fern' });
-      await waitFor(() => (log.lines.some((line) => line.message === 'webhook delivered') ? true : undefined));
+      const d = open();
+      await d.create({ id: 9, name: 'Fern' });
+      await d.round();
+      expect(d.logged('webhook attempt failed; will retry')[0]!.fields).to.include({ status: 307, error: `redirect to ${elsewhere.url} not followed` });
+      await d.after(200);
       expect(elsewhere.received).to.have.length(0);
       expect(receiver.received).to.have.length(2);
-      expect(log.lines.find((line) => line.level === 'warn')!.fields).to.include({ status: 307 });
+      expect(d.logged('webhook delivered')).to.have.length(1);
     } finally {
       await elsewhere.close();
     }
   });
-});
 
-async function pollState(store: PlantStore, done: (state: Awaited<ReturnType<PlantStore['deliveryState']>>) => boolean) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const state = await store.deliveryState();
-    if (done(state)) return state;
-    if (Date.now() > deadline) throw new Error(`delivery state never matched: ${JSON.stringify(state)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+  it('a receiver slower than the timeout is retried', async () => {
+    receiver.answerWith({ delayMs: 2_000 });
+    const d = open({ timeoutMs: 200 });
+    await d.create({ id: 8, name: 'Fern' });
+    await d.round();
+    expect(d.logged('webhook attempt failed; will retry')[0]!.fields['error']).to.equal('no answer within 200 ms');
+    await d.after(200);
+    expect(d.logged('webhook delivered')).to.have.length(1);
+    expect(receiver.received).to.have.length(2);
+    expect(receiver.received[0]!.id).to.equal(receiver.received[1]!.id);
+  });
+
+  it('a deletion is delivered after its creation, to an endpoint subscribed to both', async () => {
+    receiver.answerWith({ status: 500 });
+    const d = open({ events: ['plant.created', 'plant.deleted'] });
+    await d.create({ id: 7, name: 'Fern' });
+    await d.delete(7);
+    expect(await d.round()).to.equal(1);
+    expect(await d.round(), 'the deletion waits behind the creation').to.equal(0);
+    await d.after(200);
+    await d.drain();
+    expect(receiver.received.map((hook) => hook.type)).to.deep.equal(['plant.created', 'plant.created', 'plant.deleted']);
+    expect(receiver.received[2]!.body).to.deep.equal({ id: 7 });
+  });
+
+  it("a failed creation holds back its plant's deletion until retried: a deletion never arrives first", async () => {
+    receiver.answerWith({ status: 503 }, { status: 503 }, { status: 503 });
+    const d = open({ events: ['plant.created', 'plant.deleted'] });
+    await d.create({ id: 10, name: 'Fern' });
+    await d.round();
+    await d.after(200);
+    await d.after(500);
+    await d.delete(10);
+    await d.create({ id: 11, name: 'Ivy' }); // another plant is not held back
+    await d.drain();
+    expect(receiver.createdIds()).to.include(11);
+    expect((await d.state()).pending, 'the deletion waits behind the failed creation').to.equal(1);
+    expect(await d.after(DAY_MS)).to.equal(0);
+    expect(receiver.received.filter((hook) => hook.type === 'plant.deleted')).to.have.length(0);
+    expect(await d.retryFailed()).to.equal(1);
+    await d.drain();
+    const forTen = receiver.received.filter((hook) => (hook.body as { id: number }).id === 10).map((hook) => hook.type);
+    expect(forTen).to.deep.equal(['plant.created', 'plant.created', 'plant.created', 'plant.created', 'plant.deleted']);
+    expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
+  });
+});

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
+import { leaseMsFor, Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import { DeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 import { WebhookSender } from '../../adapters/webhooks/webhook-sender.js';
@@ -41,7 +41,8 @@ describe('webhooks: an endpoint that answered 410 Gone, on two servers sharing M
         const repository = await MongoPlantRepository.connect(uri);
         const outbox = holdable(repository.outbox);
         const sender = new WebhookSender({ secret: TEST_WEBHOOK_SECRET, timeoutMs: 2_000, allowPrivate: true, userAgent: 'plant-store-test' });
-        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], timeoutMs: 2_000, log: quietLog() });
+        const leaseMs = leaseMsFor(2_000, repository.outbox.callTimeoutMs);
+        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], leaseMs, settleConcurrency: 16, log: quietLog() });
         worker.start();
         closers.push(() => repository.close(), () => worker.stop());
         return { repository, outbox, worker };

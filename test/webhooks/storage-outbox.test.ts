@@ -3,112 +3,139 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlantStore, type PlantStore, type StorageOption } from '../../composition/index.js';
+import { MemoryPlantRepository, type DeliveryOutbox, type PlantRepository } from '../../composition/index.js';
+import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
+import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { ManualDelivery } from '../support/manual-delivery.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { dropDatabase, requireDatabase } from '../support/test-database.js';
-import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+type Storage = PlantRepository & { readonly outbox: DeliveryOutbox };
 
-/** The same outbox behaviour from every storage: recorded with the change, kept in order, nothing for refused changes. */
-function outboxContract(name: string, storage: (context: Mocha.Context) => Promise<{ option: StorageOption; cleanUp: () => Promise<void> }>) {
-  describe(`webhook outbox on ${name} storage`, function () {
+/** A fresh storage of each kind, and how to dispose of it. */
+const storages: [string, (context: Mocha.Context) => Promise<{ repository: Storage; cleanUp: () => Promise<void> }>][] = [
+  ['memory', async () => ({ repository: new MemoryPlantRepository(), cleanUp: async () => {} })],
+  [
+    'disk',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-outbox-'));
+      const repository = DiskPlantRepository.open(dataDir);
+      const cleanUp = async () => {
+        await repository.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+      return { repository, cleanUp };
+    },
+  ],
+  [
+    'mongodb',
+    async (context) => {
+      const database = await requireDatabase(context);
+      const name = `plant_store_outbox_${randomBytes(4).toString('hex')}`;
+      const repository = await MongoPlantRepository.connect(withDatabase(database.uri, name));
+      const cleanUp = async () => {
+        await repository.close();
+        await dropDatabase(database.uri, name);
+      };
+      return { repository, cleanUp };
+    },
+  ],
+];
+
+/** Resolves when `release()` is called: an answer the test lets go. */
+function held(): { until: Promise<void>; release: () => void } {
+  let release = () => {};
+  const until = new Promise<void>((resolve) => (release = resolve));
+  return { until, release };
+}
+
+for (const [name, open] of storages) {
+  describe(`webhook outbox on ${name} storage: the order of a plant's changes`, function () {
     this.timeout(30_000);
     let receiver: WebhookReceiver;
-    let store: PlantStore | undefined;
+    let delivery: ManualDelivery;
     let cleanUp = async () => {};
     beforeEach(async function () {
       receiver = await WebhookReceiver.start();
-      const opened = await storage(this);
+      const opened = await open(this);
       cleanUp = opened.cleanUp;
-      store = await createPlantStore({
-        storage: opened.option,
-        webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, events: ['plant.created', 'plant.deleted'], retryScheduleMs: [300, 300, 300, 300], allowPrivate: true, log: quiet },
-      });
+      delivery = new ManualDelivery({ repository: opened.repository, endpoints: [receiver.url], events: ['plant.created', 'plant.deleted'], retrySchedule: [300, 300, 300, 300] });
     });
     afterEach(async () => {
-      await store?.close();
-      store = undefined;
+      delivery?.close();
       await receiver.close();
       await cleanUp();
     });
 
     it('create, delete and re-create of one id are delivered in that order; the deleted plant is gone for readers meanwhile', async () => {
-      const s = store!;
+      const d = delivery;
       // The first attempt is held, then refused: the deletion is recorded while it is under
       // way and must wait behind it. (Changing a document while a worker writes it is what
       // FerretDB 1.x does not make atomic; see the README. Here the writes do not overlap.)
-      receiver.answerWith({ status: 503, delayMs: 500 });
-      await s.create({ id: 1, name: 'Fern', tag: 'green' });
+      const answer = held();
+      receiver.answerWith({ status: 503, until: answer.until });
+      await d.create({ id: 1, name: 'Fern', tag: 'green' });
+      const firstRound = d.round();
       await waitFor(() => (receiver.requestsArrived >= 1 ? true : undefined));
-      await s.create({ id: 2, name: 'Ivy' });
-      await s.delete(1);
-      await s.get(1).then(
+      await d.create({ id: 2, name: 'Ivy' });
+      await d.delete(1);
+      await d.get(1).then(
         () => expect.fail('a deleted plant must not be found'),
         (error: { code: number }) => expect(error.code).to.equal(40401),
       );
-      expect((await s.list()).plants.map((plant) => plant.id)).to.deep.equal([2]);
-      expect((await s.list({ tags: ['green'] })).plants).to.deep.equal([]);
-      await s.create({ id: 1, name: 'Fern again' });
-      await s.create({ id: 2, name: 'taken' }).catch(() => {}); // refused: records nothing
-      await waitFor(() => (receiver.received.filter((hook) => hook.verified).length >= 5 ? true : undefined), () => JSON.stringify(receiver.received.map((h) => [h.type, h.body])), 15_000);
+      expect((await d.list()).plants.map((plant) => plant.id)).to.deep.equal([2]);
+      expect((await d.list({ tags: ['green'] })).plants).to.deep.equal([]);
+      await d.create({ id: 1, name: 'Fern again' });
+      await d.create({ id: 2, name: 'taken' }).catch(() => {}); // refused: records nothing
+      answer.release();
+      expect(await firstRound).to.equal(1);
+      expect(await d.round(), 'plant 2 goes; plant 1 waits for its retry').to.equal(1);
+      await d.after(300);
+      await d.drain();
       const forOne = receiver.received.filter((hook) => (hook.body as { id: number }).id === 1);
-      const firstTry = forOne[0]!;
-      const delivered = forOne.slice(1);
-      expect(firstTry.type).to.equal('plant.created');
-      expect(delivered.map((hook) => [hook.type, hook.body])).to.deep.equal([
+      expect(forOne.map((hook) => [hook.type, hook.body])).to.deep.equal([
+        ['plant.created', { id: 1, name: 'Fern', tag: 'green' }],
         ['plant.created', { id: 1, name: 'Fern', tag: 'green' }],
         ['plant.deleted', { id: 1 }],
         ['plant.created', { id: 1, name: 'Fern again' }],
       ]);
       expect(receiver.received.filter((hook) => (hook.body as { id: number }).id === 2).map((hook) => hook.body)).to.deep.equal([{ id: 2, name: 'Ivy' }]);
-      expect((await s.list()).plants).to.deep.equal([{ id: 1, name: 'Fern again' }, { id: 2, name: 'Ivy' }]);
-      // The last outcome is written just after the receiver answered.
-      for (let i = 0; i < 100 && (await s.deliveryState()).pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await s.deliveryState()).to.deep.equal({ pending: 0, failed: [] });
+      expect(receiver.received.every((hook) => hook.verified)).to.equal(true);
+      expect((await d.list()).plants).to.deep.equal([{ id: 1, name: 'Fern again' }, { id: 2, name: 'Ivy' }]);
+      expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
     });
   });
 }
-
-outboxContract('memory', async () => ({ option: undefined as unknown as StorageOption, cleanUp: async () => {} }));
-
-outboxContract('disk', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-outbox-'));
-  return { option: { dataDir }, cleanUp: async () => rmSync(dataDir, { recursive: true, force: true }) };
-});
-
-outboxContract('mongodb', async (context) => {
-  const database = await requireDatabase(context);
-  const name = `plant_store_outbox_${randomBytes(4).toString('hex')}`;
-  return { option: { mongodbUri: withDatabase(database.uri, name) }, cleanUp: () => dropDatabase(database.uri, name) };
-});
 
 describe('webhook outbox on mongodb storage shared by two servers', function () {
   this.timeout(30_000);
   it("an id freed by the other server's deletion, whose delivery is still pending, can be created again here", async function () {
     const database = await requireDatabase(this);
     const name = `plant_store_outbox_shared_${randomBytes(4).toString('hex')}`;
-    const option = { mongodbUri: withDatabase(database.uri, name) };
+    const uri = withDatabase(database.uri, name);
     const receiver = await WebhookReceiver.start();
-    // The deletion's delivery is held unanswered for the whole test: its tombstone stays, and
-    // no outcome is written to the document while the other store revives it.
-    receiver.answerWith({ status: 503, delayMs: 3000 });
-    const withHooks = await createPlantStore({
-      storage: option,
-      webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, events: ['plant.deleted'], retryScheduleMs: [60_000], allowPrivate: true, log: quiet },
-    });
-    // The second server started before the tombstone existed, and records no deliveries itself.
-    const without = await createPlantStore({ storage: option });
+    const [withHooks, without] = [await MongoPlantRepository.connect(uri), await MongoPlantRepository.connect(uri)];
+    // The second server records no deliveries itself.
+    const here = new ManualDelivery({ repository: withHooks, endpoints: [receiver.url], events: ['plant.deleted'], retrySchedule: [60_000] });
+    const answer = held();
     try {
-      await withHooks.create({ id: 5, name: 'Fern' });
-      await withHooks.delete(5);
+      await here.create({ id: 5, name: 'Fern' });
+      await here.delete(5);
+      // The deletion's delivery is held unanswered: its tombstone stays, and no outcome is
+      // written to the document while the other server revives it.
+      receiver.answerWith({ status: 503, until: answer.until });
+      const round = here.round();
       await waitFor(() => (receiver.requestsArrived >= 1 ? true : undefined));
-      expect(await without.create({ id: 5, name: 'Fern again' })).to.deep.equal({ id: 5, name: 'Fern again' });
-      expect(await withHooks.get(5)).to.deep.equal({ id: 5, name: 'Fern again' });
+      expect(await without.add({ id: 5, name: 'Fern again' })).to.equal(true);
+      expect(await here.get(5)).to.deep.equal({ id: 5, name: 'Fern again' });
+      answer.release();
+      expect(await round).to.equal(1);
     } finally {
-      await without.close();
-      await withHooks.close();
+      answer.release();
+      here.close();
+      await Promise.all([withHooks.close(), without.close()]);
       await receiver.close();
       await dropDatabase(database.uri, name);
     }

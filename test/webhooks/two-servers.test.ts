@@ -61,8 +61,8 @@ describe('webhooks: two servers on one MongoDB database', function () {
   });
 
   it('a receiver down while both servers create, delete and re-create, then up: every acknowledged change delivered in order, no acknowledged plant lost', async () => {
-    const PLANTS = 200;
-    const AGAIN = 40;
+    const PLANTS = 120;
+    const AGAIN = 30;
     // The receiver's port, with nothing listening on it yet: every attempt is refused.
     const port = (await WebhookReceiver.start().then(async (probe) => [probe.port, await probe.close()]))[0] as number;
     const env = {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { parseConfig } from '../../composition/index.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, parseConfig } from '../../composition/index.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryScheduleText } from '../../composition/store/webhook-options.js';
 import { runCli } from '../support/cli-process.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';
 
@@ -21,6 +22,12 @@ describe('webhook settings', () => {
       timeoutMs: 10_000,
       allowPrivate: false,
     });
+  });
+
+  it("the default schedule is the core's numbers, shown as the setting's text; any schedule's text reads back the same", () => {
+    expect(DEFAULT_RETRY_SCHEDULE).to.equal('5s,5m,30m,2h,5h,10h,10h');
+    expect(retryScheduleText([200, 1500, 90_000, 3_600_000])).to.equal('200ms,1500ms,90s,1h');
+    for (const schedule of [DEFAULT_RETRY_SCHEDULE_MS, [1, 999, 61_000, 7 * 24 * 3_600_000]]) expect(parseRetrySchedule(retryScheduleText(schedule))).to.deep.equal(schedule);
   });
 
   it('flags mirror the variables (the secret excepted: command lines are public)', () => {

@@ -44,15 +44,10 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
    */
   private due: Map<number, number> | undefined;
 
-  /**
-   * Concurrent writes share one LMDB commit (and its sync), so many outcome writes at once
-   * cost about what one does: at 16 the deliveries fell seconds behind a W2 load.
-   */
-  readonly settleConcurrency = 128;
-
   constructor(
     private readonly root: RootDatabase,
     private readonly isClosed: () => boolean,
+    /** The longest one of its writes may take before it fails (the storage's timeout). */
     readonly callTimeoutMs: number,
   ) {
     this.records = root.openDB<OutboxRecord, number>({ name: 'outbox' });

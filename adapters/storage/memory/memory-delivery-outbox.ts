@@ -29,8 +29,6 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
   private readonly scheduled = new Set<number>();
   /** Endpoints that answered 410 Gone. */
   private readonly gone = new Set<string>();
-  /** Every call is answered at once. */
-  readonly callTimeoutMs = 0;
 
   /** Appends a change's deliveries; synchronous, so it is one step with the change. */
   record(plantId: number, deliveries: readonly PendingDelivery[]): void {

@@ -57,6 +57,7 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     private readonly collection: Collection<PlantDocument>,
     private readonly leases: Collection<LeaseDocument>,
     private readonly endpoints: Collection<EndpointDocument>,
+    /** The longest one of its calls may take before it fails (the storage's timeout). */
     readonly callTimeoutMs: number,
     /** Picks among the candidates; a simulation passes a seeded one to replay a schedule. */
     private readonly random: () => number = Math.random,

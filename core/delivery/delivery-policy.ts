@@ -1,10 +1,8 @@
-import type { DeliveryOutcome, PendingDelivery } from './pending-delivery.js';
+import type { DeliveryOutcome, PendingDelivery } from '../outbox/pending-delivery.js';
+import type { AttemptAnswer } from '../ports/webhook-transport.js';
 
-/** What one attempt to send a delivery came to: the receiver's status, or why none came. */
-export interface AttemptAnswer {
-  readonly status?: number;
-  readonly error?: string;
-}
+/** Delays between attempts, in ms (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): about a day in all, like the best-known providers'. */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
 
 /** An outcome, and whether the endpoint said it is gone for good (410): no more deliveries to it. */
 export interface AttemptVerdict {

@@ -62,7 +62,12 @@ export function parseRetrySchedule(text: string): number[] | undefined {
 /** Delays as the setting writes them, each in the largest unit that divides it: `5s,5m,30m,2h`. */
 export function retryScheduleText(delays: readonly number[]): string {
   const units = Object.entries(UNIT_MS).sort(([, a], [, b]) => b - a);
-  return delays.map((ms) => units.map(([unit, size]) => (ms % size === 0 ? `${ms / size}${unit}` : undefined)).find((text) => text !== undefined)).join(',');
+  return delays
+    .map((ms) => {
+      const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1];
+      return `${ms / size}${unit}`;
+    })
+    .join(',');
 }
 
 /** The core's default schedule, as the setting's text (for --help). */

@@ -10,11 +10,12 @@ export * from '../core/index.js';
 export type { ListenerErrorReporter, PlantEventListener } from '../adapters/events/in-process-event-bus.js';
 export type { HttpLog } from '../adapters/http/app/http-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
-export { createPlantStore, PlantStore, type PlantStoreOptions } from './store/plant-store.js';
-export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOption } from './store/storage.js';
+export { PlantStore } from './store/plant-store.js';
+export { createPlantStore, type PlantStoreOptions } from './store/create-plant-store.js';
+export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOpener, StorageOption } from './store/storage.js';
 export type { RunningServer, ServerOptions } from './server/server.js';
 export type { HttpSettings, RateLimitConfig } from '../adapters/http/app/http-settings.js';
-export type { BuiltServer, ServerLog, StorageOpener } from './server/build-server.js';
+export type { BuiltServer } from './server/build-server.js';
 export { ConfigError } from './config/config-error.js';
 export { configFrom, parseConfig, type ConfigResult, type ServerConfig } from './config/parse-config.js';
 export type { LogLevel } from './config/settings.js';
@@ -22,7 +23,11 @@ export type { AccessOptions } from './config/access-settings.js';
 export { InjectionTokens } from './store/injection-tokens.js';
 export type { WebhookOptions } from './store/webhook-options.js';
 export type { WebhookDeliveryState } from './store/webhook-delivery.js';
-export type { DeliveryLog } from '../adapters/webhooks/delivery-worker.js';
+export type { TransportFactory } from './store/webhook-delivery.js';
+/** @deprecated The one Log port (exported with the core); kept so 1.0 code still compiles. */
+export type ServerLog = import('../core/index.js').Log;
+/** @deprecated The one Log port (exported with the core); kept so 1.0 code still compiles. */
+export type DeliveryLog = import('../core/index.js').Log;
 export type { StaticToken } from '../adapters/auth/static-token-rules.js';
 export type { JwtAlgorithm, JwtSettings } from '../adapters/auth/jwt-settings.js';
 

@@ -52,3 +52,13 @@ export function refusedLiteral(hostname: string): RefusedAddressError | undefine
   if (isIP(address) === 0 || !isNonPublicAddress(address)) return undefined;
   return new RefusedAddressError(`${address} is a non-public address (PLANT_STORE_WEBHOOK_ALLOW_PRIVATE allows it)`);
 }
+
+/**
+ * Whether every delivery to this endpoint URL is sure to be refused while private endpoints
+ * are not allowed: it names a non-public address literally, or `localhost` (always this
+ * machine, RFC 6761). Names that merely resolve to such addresses are found only when sent to.
+ */
+export function surelyRefused(url: string): boolean {
+  const hostname = new URL(url).hostname.toLowerCase();
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || refusedLiteral(hostname) !== undefined;
+}

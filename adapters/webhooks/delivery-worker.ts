@@ -1,8 +1,4 @@
 import { DeliverDue, type Clock, type DeliveryOutbox, type Log, type WebhookTransport } from '../../core/index.js';
-import { systemClock } from '../clock/system-clock.js';
-
-/** The slice of pino the worker logs with (the core's Log port). */
-export type DeliveryLog = Log;
 
 export interface DeliveryWorkerOptions {
   readonly outbox: DeliveryOutbox;
@@ -16,9 +12,9 @@ export interface DeliveryWorkerOptions {
   readonly leaseMs: number;
   /** Outcome writes under way at once; the composition knows what the storage takes well. */
   readonly settleConcurrency: number;
-  readonly log: DeliveryLog;
-  /** Default: the machine's; a test or a simulation passes its own. */
-  readonly clock?: Clock;
+  readonly log: Log;
+  /** The machine's (systemClock), or a test's or a simulation's own. */
+  readonly clock: Clock;
   /** Plants claimed per round; default in WORKER_DEFAULTS. */
   readonly batchSize?: number;
   /** How often an idle worker looks for due deliveries (retries fall due without a change to wake it); default in WORKER_DEFAULTS. */
@@ -45,7 +41,7 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.leaseMs = options.leaseMs;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock;
     this.batchSize = options.batchSize ?? WORKER_DEFAULTS.batchSize;
     this.pollMs = options.pollMs ?? WORKER_DEFAULTS.pollMs;
     const { outbox, sender, log, endpoints, retrySchedule, leaseMs, settleConcurrency } = options;

@@ -1,31 +1,19 @@
 import 'reflect-metadata';
-import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { TokenVerifier } from '../../core/index.js';
-import { InProcessEventBus } from '../../adapters/events/in-process-event-bus.js';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { Log, TokenVerifier } from '../../core/index.js';
 import type { ServerConfig } from '../config/parse-config.js';
+import { assembleStore, registerDefault } from '../store/assemble-store.js';
 import { InjectionTokens } from '../store/injection-tokens.js';
+import type { PlantStore } from '../store/plant-store.js';
 import { createLogger } from './logger.js';
-import { PlantStore } from '../store/plant-store.js';
 import { serveStore, type RunningServer } from './server.js';
 import { serverTokens } from './server-tokens.js';
-import { openStorage, type OpenStorage } from '../store/storage.js';
 import { tokenVerifierFor } from './token-verification.js';
-import { webhookDeliveryFor } from '../store/webhook-delivery.js';
-
-/** What the server logs with: pino's shape, the slice used here. */
-export interface ServerLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
-
-/** Opens the storage a server keeps its plants in. */
-export type StorageOpener = () => Promise<OpenStorage>;
 
 export interface BuiltServer {
   readonly store: PlantStore;
   readonly server: RunningServer;
-  readonly log: ServerLog;
+  readonly log: Log;
   /** The token made for this run because none was configured; undefined otherwise. */
   readonly generatedToken: string | undefined;
   /** Closes the server (open requests get `graceMs`), then the storage. */
@@ -34,31 +22,23 @@ export interface BuiltServer {
 
 /**
  * The one way a server is built — by the command, the benchmarks and the tests: a
- * configuration, then each adapter taken from the container. Whatever the container
- * already holds under a key (a test's storage, log or token verifier) is used instead of
- * what the configuration names.
+ * configuration, then the store assembled as an embedded one is (assembleStore), then HTTP.
+ * Whatever the container already holds under a key (a test's storage, log, clock, transport
+ * or token verifier) is used instead of what the configuration names.
  */
 export async function buildServer(config: ServerConfig, container: DependencyContainer = rootContainer.createChildContainer()): Promise<BuiltServer> {
+  // A server logs JSON lines (or readable ones at a terminal), where an embedded store logs
+  // errors to standard error: registered before the store's defaults are.
+  registerDefault<Log>(container, InjectionTokens.Log, () => createLogger(config.log.level));
+  const log = container.resolve<Log>(InjectionTokens.Log);
   let generatedToken: string | undefined;
-  registerDefault(container, InjectionTokens.Log, () => createLogger(config.log.level));
-  registerDefault(container, InjectionTokens.Storage, (): StorageOpener => () => openStorage(config.storage));
-  const log = container.resolve<ServerLog>(InjectionTokens.Log);
   if (!container.isRegistered(InjectionTokens.TokenVerifier, true)) {
     const { tokens, generated } = serverTokens(config.access);
     if (generated) generatedToken = tokens[0]!.token;
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
-  const events = new InProcessEventBus((error, event) => log.error({ err: error, event: event.type }, 'an event listener failed'));
-  let webhooks;
-  try {
-    webhooks = config.webhooks && webhookDeliveryFor(config.webhooks, storage, log);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  const store = new PlantStore(storage, events, webhooks);
+  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks });
   let server: RunningServer;
   try {
     server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined });
@@ -76,8 +56,4 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
       await store.close();
     },
   };
-}
-
-function registerDefault<T>(container: DependencyContainer, token: symbol, make: () => T): void {
-  if (!container.isRegistered(token, true)) container.register<T>(token, { useFactory: instanceCachingFactory(make) });
 }

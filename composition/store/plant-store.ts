@@ -1,35 +1,14 @@
-import {
-  CreatePlant,
-  DeletePlant,
-  GetPlant,
-  ListPlants,
-  type NewPlant,
-  type PageQuery,
-  type Plant,
-  type PlantPage,
-  type PlantUseCases,
-} from '../../core/index.js';
-import {
-  InProcessEventBus,
-  type ListenerErrorReporter,
-  type PlantEventListener,
-} from '../../adapters/events/in-process-event-bus.js';
-import { buildContainer } from './container.js';
-import type { DeliveryLog } from '../../adapters/webhooks/delivery-worker.js';
-import { consoleDeliveryLog, deliveryStateOf, webhookDeliveryFor, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
-import type { WebhookOptions } from './webhook-options.js';
-import { openStorage, type OpenStorage, type StorageOption } from './storage.js';
+import type { NewPlant, PageQuery, Plant, PlantPage, PlantUseCases } from '../../core/index.js';
+import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
+import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
+import type { OpenStorage } from './storage.js';
 
-export interface PlantStoreOptions {
-  /** Omitted: plants are kept in memory. */
-  readonly storage?: StorageOption;
-  /** Where a failing event listener is reported; by default, standard error. */
-  readonly onListenerError?: ListenerErrorReporter;
-  /**
-   * Deliver changes as signed webhooks, recorded with each change in the storage's outbox.
-   * On memory storage, pending deliveries are lost when the process ends.
-   */
-  readonly webhooks?: WebhookOptions & { readonly log?: DeliveryLog };
+/** What a store is made of; assembleStore puts it together. */
+export interface StoreParts {
+  readonly storage: OpenStorage;
+  readonly events: InProcessEventBus;
+  readonly useCases: PlantUseCases;
+  readonly webhooks?: WebhookDelivery | undefined;
 }
 
 /**
@@ -39,24 +18,13 @@ export interface PlantStoreOptions {
 export class PlantStore {
   /** The use cases behind this store, for serving it over HTTP. */
   readonly useCases: PlantUseCases;
+  private readonly storage: OpenStorage;
+  private readonly events: InProcessEventBus;
+  private readonly webhooks: WebhookDelivery | undefined;
 
-  constructor(
-    private readonly storage: OpenStorage,
-    private readonly events: InProcessEventBus,
-    private readonly webhooks?: WebhookDelivery,
-  ) {
-    const container = buildContainer({ repository: storage.repository, events, subscriptions: webhooks?.subscriptions });
-    if (webhooks !== undefined) {
-      // A change is in the outbox before its event is published: wake the worker to send it now.
-      events.subscribe(() => webhooks.worker.wake());
-      webhooks.worker.start();
-    }
-    this.useCases = {
-      listPlants: container.resolve(ListPlants),
-      getPlant: container.resolve(GetPlant),
-      createPlant: container.resolve(CreatePlant),
-      deletePlant: container.resolve(DeletePlant),
-    };
+  /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
+  constructor(parts: StoreParts) {
+    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks } = parts);
   }
 
   /** Description of the storage in use, e.g. "memory". */
@@ -102,7 +70,7 @@ export class PlantStore {
 
   /** Webhook deliveries waiting and failed; all zero and empty without webhooks. */
   async deliveryState(): Promise<WebhookDeliveryState> {
-    return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox);
+    return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox, this.webhooks.clock.now());
   }
 
   /** Makes every failed webhook delivery pending again (attempts start over, endpoints that answered 410 included); returns how many. */
@@ -116,18 +84,4 @@ export class PlantStore {
     await this.webhooks?.worker.stop();
     await this.storage.close();
   }
-}
-
-export async function createPlantStore(options: PlantStoreOptions = {}): Promise<PlantStore> {
-  const storage = await openStorage(options.storage);
-  const report: ListenerErrorReporter =
-    options.onListenerError ?? ((error, event) => console.error(`plant-store: a ${event.type} listener failed:`, error));
-  let webhooks: WebhookDelivery | undefined;
-  try {
-    webhooks = options.webhooks && webhookDeliveryFor(options.webhooks, storage, options.webhooks.log ?? consoleDeliveryLog);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  return new PlantStore(storage, new InProcessEventBus(report), webhooks);
 }

@@ -42,6 +42,9 @@ export interface OpenStorage {
   close(): Promise<void>;
 }
 
+/** Opens the storage a store keeps its plants in (the Storage port's shape; a test passes its own). */
+export type StorageOpener = () => Promise<OpenStorage>;
+
 /** What the delivery worker needs to know of the storage behind an outbox. */
 export interface OutboxLimits {
   /** The longest one storage call may take before it fails: a claim's lease covers five (see leaseMsFor). */

@@ -12,10 +12,10 @@
  */
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
-import { buildServer, type StorageOpener } from '../../composition/server/build-server.js';
+import { buildServer } from '../../composition/server/build-server.js';
 import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
-import { openStorage } from '../../composition/store/storage.js';
+import { openStorage, type StorageOpener } from '../../composition/store/storage.js';
 import { answerParent, tellParent } from './child-protocol.js';
 import { seedPlants } from './seed-plants.js';
 

@@ -4,7 +4,7 @@ import { exportSPKI } from 'jose';
 import { createPlantStore, startServer } from '../../composition/index.js';
 import { expectError, expectOk, invalidTokenChallenge } from '../support/http-expect.js';
 import { IdentityProvider, newSigningKey } from '../support/identity-provider.js';
-import type { ServerLog } from '../../composition/server/build-server.js';
+import type { Log } from '../../core/index.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { tokenVerifierFor } from '../../composition/server/token-verification.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
@@ -33,7 +33,7 @@ describe('JWT access tokens from an identity provider', () => {
       secrets: presented,
       env: { PLANT_STORE_JWT_JWKS_URL: idp.jwksUrl, PLANT_STORE_JWT_ISSUER: idp.issuer, PLANT_STORE_JWT_AUDIENCE: idp.audience, ...env },
       register: async (container) => {
-        const verifier = await tokenVerifierFor(tokens, idp.settings(extra), container.resolve<ServerLog>(InjectionTokens.Log));
+        const verifier = await tokenVerifierFor(tokens, idp.settings(extra), container.resolve<Log>(InjectionTokens.Log));
         container.register(InjectionTokens.TokenVerifier, { useValue: verifier });
       },
     });

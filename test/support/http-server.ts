@@ -3,7 +3,9 @@ import { Writable } from 'node:stream';
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
-import { buildServer, type ServerLog, type StorageOpener } from '../../composition/server/build-server.js';
+import { buildServer } from '../../composition/server/build-server.js';
+import type { StorageOpener } from '../../composition/store/storage.js';
+import type { Log } from '../../core/index.js';
 import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { createLogger } from '../../composition/server/logger.js';
@@ -123,7 +125,7 @@ export async function startHttpServer(storage: StorageFactory = memoryStorage, o
       return { repository, outbox, description: 'http test', close: () => fixture.close() };
     },
   });
-  container.register<ServerLog>(InjectionTokens.Log, {
+  container.register<Log>(InjectionTokens.Log, {
     useValue: {
       info: (fields, message) => pinoLog.info(fields, message),
       warn: (fields, message) => pinoLog.warn(fields, message),

@@ -1,6 +1,6 @@
-import type { ServerLog } from '../../composition/server/build-server.js';
+import type { Log } from '../../core/index.js';
 
 /** A log that drops every line, for code whose logging the test is not about. */
-export function quietLog(): ServerLog {
+export function quietLog(): Log {
   return { info: () => {}, warn: () => {}, error: () => {} };
 }

@@ -3,6 +3,7 @@ import { createPlantStore, MemoryPlantRepository, type PlantStore } from '../../
 import { isNonPublicAddress } from '../../adapters/webhooks/address-guard.js';
 import { eventually } from '../support/eventually.js';
 import { quietLog } from '../support/quiet-log.js';
+import { recordingLog } from '../support/recording-log.js';
 import { ManualDelivery } from '../support/manual-delivery.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -16,6 +17,29 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
     for (const address of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) {
       expect(isNonPublicAddress(address), address).to.equal(false);
     }
+  });
+
+  describe('at start-up', () => {
+    const urls = ['http://127.0.0.1:9/hook?key=s3cret', 'http://localhost:8080/hook', 'http://[::1]/hook', 'http://hooks.localhost/in', 'https://hooks.example.com/in', 'http://93.184.215.14/in'];
+
+    it('warns once per endpoint that every delivery will be refused, naming the host (never the path or query) and the allowance', async () => {
+      const log = recordingLog();
+      const store = await createPlantStore({ log, webhooks: { urls, secret: TEST_WEBHOOK_SECRET } });
+      await store.close();
+      const warnings = log.lines.filter((line) => line.level === 'warn');
+      expect(warnings.map((line) => line.fields['endpoint'])).to.deep.equal(['127.0.0.1:9', 'localhost:8080', '[::1]', 'hooks.localhost']);
+      for (const line of warnings) {
+        expect(line.message).to.match(/will be refused/).and.match(/--webhook-allow-private/).and.match(/PLANT_STORE_WEBHOOK_ALLOW_PRIVATE/);
+        expect(line.message).not.to.match(/s3cret|\/hook/);
+      }
+    });
+
+    it('says nothing when private endpoints are allowed', async () => {
+      const log = recordingLog();
+      const store = await createPlantStore({ log, webhooks: { urls, secret: TEST_WEBHOOK_SECRET, allowPrivate: true } });
+      await store.close();
+      expect(log.lines.filter((line) => line.level === 'warn')).to.deep.equal([]);
+    });
   });
 
   describe('at delivery time, without the allowance', () => {
@@ -56,7 +80,8 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
 
     it('refuses 10.x and 169.254.x literals without connecting', async () => {
       store = await createPlantStore({
-        webhooks: { urls: ['http://10.0.0.1:9/hook', 'http://169.254.169.254/latest'], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [], log: quietLog() },
+        log: quietLog(),
+        webhooks: { urls: ['http://10.0.0.1:9/hook', 'http://169.254.169.254/latest'], secret: TEST_WEBHOOK_SECRET, retryScheduleMs: [] },
       });
       await store.create({ id: 1, name: 'Fern' });
       const state = await pollFailed(store, 2);
@@ -67,7 +92,7 @@ describe('webhooks: the guard against reaching internal services (SSRF)', functi
     });
 
     it('with the allowance, localhost is delivered to', async () => {
-      store = await createPlantStore({ webhooks: { urls: [`http://localhost:${receiver.port}/hook`], secret: TEST_WEBHOOK_SECRET, allowPrivate: true, log: quietLog() } });
+      store = await createPlantStore({ log: quietLog(), webhooks: { urls: [`http://localhost:${receiver.port}/hook`], secret: TEST_WEBHOOK_SECRET, allowPrivate: true } });
       await store.create({ id: 1, name: 'Fern' });
       await eventually(() => receiver.received.length > 0, { timeoutMs: 5000 });
       expect(receiver.received.map((hook) => hook.body)).to.deep.equal([{ id: 1, name: 'Fern' }]);

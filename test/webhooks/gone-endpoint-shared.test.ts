@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { leaseMsFor, Subscriptions, type DeliveryOutbox, type DeliveryState } from '../../core/index.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { systemClock } from '../../adapters/clock/system-clock.js';
 import { DeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 import { WebhookSender } from '../../adapters/webhooks/webhook-sender.js';
 import { withDatabase } from '../support/mongo-uri.js';
@@ -42,7 +43,7 @@ describe('webhooks: an endpoint that answered 410 Gone, on two servers sharing M
         const outbox = holdable(repository.outbox);
         const sender = new WebhookSender({ secret: TEST_WEBHOOK_SECRET, timeoutMs: 2_000, allowPrivate: true, userAgent: 'plant-store-test' });
         const leaseMs = leaseMsFor(2_000, repository.outbox.callTimeoutMs);
-        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], leaseMs, settleConcurrency: 16, log: quietLog() });
+        const worker = new DeliveryWorker({ outbox, sender, endpoints: [receiver.url], retrySchedule: [60_000], leaseMs, settleConcurrency: 16, log: quietLog(), clock: systemClock });
         worker.start();
         closers.push(() => repository.close(), () => worker.stop());
         return { repository, outbox, worker };

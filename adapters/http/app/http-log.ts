@@ -1,16 +1,13 @@
+import type { Log } from '../../../core/index.js';
+
 /**
- * The slice of a structured logger (pino's shape) the HTTP adapter writes to. On its own,
- * free of Koa types, because embedded users pass one to startServer.
+ * What the HTTP adapter writes to: the Log port's info and error (embedded users pass any
+ * such logger to startServer), and optionally a cheaper way to write the request line.
  */
-export interface HttpLog {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-  /**
-   * Optional: writes the request line, the same line as `info(fields, 'request')` would,
-   * for a log that can do it cheaper (it runs once per request).
-   */
+export type HttpLog = Pick<Log, 'info' | 'error'> & {
+  /** Writes the request line, the same line as `info(fields, 'request')` would; it runs once per request. */
   request?(fields: RequestLogFields): void;
-}
+};
 
 /** The fields of a request line (see logRequest). */
 export interface RequestLogFields {

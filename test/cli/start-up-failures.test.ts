@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataDirFailure } from '../../adapters/storage/disk/data-dir.js';
 import { runCli } from '../support/cli-process.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const token = 'start-up-token-0123456789abcdef';
 
@@ -20,21 +20,21 @@ async function refusal(env: Record<string, string>, args: string[] = []): Promis
 }
 
 describe('the server command when its data directory or port cannot be used', () => {
-  let scratch: string;
+  let scratch: TempDir;
   beforeEach(() => {
-    scratch = mkdtempSync(join(tmpdir(), 'plant-store-start-up-'));
+    scratch = tempDir('plant-store-start-up-');
   });
-  afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+  afterEach(() => scratch.remove());
 
   it('a data directory that is a file: one line saying it is not a directory', async () => {
-    const file = join(scratch, 'plants');
+    const file = join(scratch.path, 'plants');
     writeFileSync(file, 'not a directory');
     const { line } = await refusal({ PLANT_STORE_DATA_DIR: file });
     expect(line).to.equal(`plant-store: failed to start: data directory ${file}: it is not a directory`);
   });
 
   it('a data directory below a file: one line naming the file in the way', async () => {
-    const file = join(scratch, 'plants');
+    const file = join(scratch.path, 'plants');
     writeFileSync(file, 'in the way');
     const { line } = await refusal({ PLANT_STORE_DATA_DIR: join(file, 'data') });
     expect(line).to.equal(`plant-store: failed to start: data directory ${join(file, 'data')}: ${file} is not a directory`);

@@ -3,7 +3,7 @@ import { DeliverDue, Subscriptions, type DeliveryOutbox, type PendingDelivery, t
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { recordingLog } from '../support/recording-log.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
 
 const A = 'https://a.example/hook';
 const OLD = 'https://old.example/hook';
@@ -52,12 +52,7 @@ describe('core: one round of delivery (DeliverDue)', () => {
     const slow = new Promise<SentAttempt>((resolve) => (release = () => resolve({ status: 200, durationMs: 1 })));
     const transport = new RecordingTransport(async (delivery) => (delivery.event.data.id === 2 ? slow : { status: 200, durationMs: 1 }));
     const running = round(transport).execute();
-    let pending = 2;
-    const onlySlowOneLeft = () => {
-      void repository.outbox.state().then((state) => (pending = state.pending));
-      return pending === 1 ? true : undefined;
-    };
-    await waitFor(onlySlowOneLeft);
+    await eventually(async () => (await repository.outbox.state()).pending === 1, { what: 'only the slow delivery left pending' });
     release();
     expect(await running).to.equal(2);
     expect((await repository.outbox.state()).pending).to.equal(0);

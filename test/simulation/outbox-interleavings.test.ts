@@ -1,7 +1,4 @@
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Collection } from 'mongodb';
 import { withDeliveries } from '../../core/index.js';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
@@ -10,6 +7,7 @@ import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-r
 import type { EndpointDocument, LeaseDocument } from '../../adapters/storage/mongo/mongo-delivery-outbox.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
 import { CollectionStandIn } from '../support/collection-stand-in.js';
+import { tempDir } from '../support/temp-dir.js';
 import { explore, gated, scenarios, type Gate, type ServerStorage, type StorageMaker } from './outbox-world.js';
 
 // Explores interleavings of two servers' creates and deletes, two delivery workers (one
@@ -69,14 +67,14 @@ const memory: StorageMaker = async (gate) => {
 };
 
 const disk: StorageMaker = async (gate) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-simulation-'));
-  const repository = DiskPlantRepository.open(dataDir);
+  const dataDir = tempDir('plant-store-simulation-');
+  const repository = DiskPlantRepository.open(dataDir.path);
   return {
     servers: [inProcess(repository, gate), inProcess(repository, gate)],
     callTimeoutMs: repository.outbox.callTimeoutMs,
     close: async () => {
       await repository.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      dataDir.remove();
     },
   };
 };

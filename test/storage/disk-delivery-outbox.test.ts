@@ -1,26 +1,24 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { Subscriptions, type OutboxClaim } from '../../core/index.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { outboxContract } from './outbox-contract.js';
 
 outboxContract(
   'disk',
   async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'plant-store-outbox-'));
-    let repository = DiskPlantRepository.open(directory);
+    const directory = tempDir('plant-store-outbox-');
+    let repository = DiskPlantRepository.open(directory.path);
     return {
       first: { repository, outbox: repository.outbox },
       reopen: async () => {
         await repository.close();
-        repository = DiskPlantRepository.open(directory);
+        repository = DiskPlantRepository.open(directory.path);
         return { repository, outbox: repository.outbox };
       },
       close: async () => {
         await repository.close();
-        rmSync(directory, { recursive: true, force: true });
+        directory.remove();
       },
     };
   },
@@ -33,7 +31,7 @@ outboxContract(
 // written (and committed) meanwhile.
 describe('disk outbox: what a claim finds', () => {
   const T0 = 1_700_000_000_000;
-  let directory: string;
+  let directory: TempDir;
   let repository: DiskPlantRepository;
   let now = T0;
   const subscriptions = new Subscriptions(['https://hooks.example.org/a'], ['plant.created', 'plant.deleted'], () => now);
@@ -46,12 +44,12 @@ describe('disk outbox: what a claim finds', () => {
 
   beforeEach(() => {
     now = T0;
-    directory = mkdtempSync(join(tmpdir(), 'plant-store-outbox-'));
-    repository = DiskPlantRepository.open(directory);
+    directory = tempDir('plant-store-outbox-');
+    repository = DiskPlantRepository.open(directory.path);
   });
   afterEach(async () => {
     await repository.close();
-    rmSync(directory, { recursive: true, force: true });
+    directory.remove();
   });
 
   it('after a restart every pending delivery is claimable at once: claims live in memory and end with the process', async () => {
@@ -59,7 +57,7 @@ describe('disk outbox: what a claim finds', () => {
     await create(2);
     expect(claimedIds(await repository.outbox.claim(now, 60_000, 10))).to.deep.equal([1, 2]);
     await repository.close();
-    repository = DiskPlantRepository.open(directory);
+    repository = DiskPlantRepository.open(directory.path);
     expect(claimedIds(await repository.outbox.claim(now, 60_000, 10))).to.deep.equal([1, 2]);
   });
 

@@ -1,13 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPlantStore, MemoryPlantRepository, type PlantStore } from '../../composition/index.js';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { ManualDelivery, type ManualDeliveryOptions } from '../support/manual-delivery.js';
 import { recordingLog } from '../support/recording-log.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const DAY_MS = 86_400_000;
 
@@ -26,11 +24,11 @@ describe('webhooks: a store delivering to a real receiver, as wired by createPla
 
   it('delivers every created plant, signed, with the NewPlant body and the documented headers', async () => {
     const log = recordingLog();
-    const s = (store = await createPlantStore({ webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, allowPrivate: true, log } }));
+    const s = (store = await createPlantStore({ log, webhooks: { urls: [receiver.url], secret: TEST_WEBHOOK_SECRET, allowPrivate: true } }));
     await s.create({ id: 1, name: 'Fern' });
     await s.create({ id: 2, name: 'Monstera', tag: 'tropical' });
     await s.delete(1); // plant.deleted is not subscribed by default
-    await waitFor(() => (receiver.received.length >= 2 ? true : undefined));
+    await eventually(() => receiver.received.length >= 2);
     expect(receiver.received.map((hook) => hook.body).sort((a: any, b: any) => a.id - b.id)).to.deep.equal([
       { id: 1, name: 'Fern' },
       { id: 2, name: 'Monstera', tag: 'tropical' },
@@ -44,7 +42,7 @@ describe('webhooks: a store delivering to a real receiver, as wired by createPla
       expect(Number(hook.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 30);
     }
     expect(new Set(receiver.received.map((hook) => hook.id)).size).to.equal(2);
-    await waitFor(() => (log.lines.filter((line) => line.message === 'webhook delivered').length === 2 ? true : undefined));
+    await eventually(() => log.lines.filter((line) => line.message === 'webhook delivered').length === 2);
     expect((await s.deliveryState()).pending).to.equal(0);
     const delivered = log.lines.find((line) => line.message === 'webhook delivered')!;
     expect(delivered.fields).to.include.keys('webhookId', 'event', 'plantId', 'endpoint', 'status', 'durationMs', 'attempt');
@@ -128,8 +126,8 @@ describe('webhooks: the delivery rules, on a clock the test moves (a real receiv
   });
 
   it('410 Gone outlives a restart (disk storage); retrying failed deliveries sends to the endpoint again', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-webhook-gone-'));
-    let repository = DiskPlantRepository.open(dataDir);
+    using dataDir = tempDir('plant-store-webhook-gone-');
+    let repository = DiskPlantRepository.open(dataDir.path);
     try {
       receiver.answerWith({ status: 410 });
       let d = open({ repository });
@@ -137,7 +135,7 @@ describe('webhooks: the delivery rules, on a clock the test moves (a real receiv
       await d.round();
       d.close();
       await repository.close();
-      repository = DiskPlantRepository.open(dataDir);
+      repository = DiskPlantRepository.open(dataDir.path);
       d = open({ repository, clock: d.clock });
       await d.create({ id: 6, name: 'Ivy' });
       await d.round();
@@ -149,7 +147,6 @@ describe('webhooks: the delivery rules, on a clock the test moves (a real receiv
       expect(await d.state()).to.deep.equal({ pending: 0, failed: [] });
     } finally {
       await repository.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

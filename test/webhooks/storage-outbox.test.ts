@@ -1,8 +1,5 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryPlantRepository, type DeliveryOutbox, type PlantRepository } from '../../composition/index.js';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
@@ -10,7 +7,8 @@ import { ManualDelivery } from '../support/manual-delivery.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { dropDatabase, requireDatabase } from '../support/test-database.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
 
 type Storage = PlantRepository & { readonly outbox: DeliveryOutbox };
 
@@ -20,11 +18,11 @@ const storages: [string, (context: Mocha.Context) => Promise<{ repository: Stora
   [
     'disk',
     async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-outbox-'));
-      const repository = DiskPlantRepository.open(dataDir);
+      const dataDir = tempDir('plant-store-outbox-');
+      const repository = DiskPlantRepository.open(dataDir.path);
       const cleanUp = async () => {
         await repository.close();
-        rmSync(dataDir, { recursive: true, force: true });
+        dataDir.remove();
       };
       return { repository, cleanUp };
     },
@@ -78,7 +76,7 @@ for (const [name, open] of storages) {
       receiver.answerWith({ status: 503, until: answer.until });
       await d.create({ id: 1, name: 'Fern', tag: 'green' });
       const firstRound = d.round();
-      await waitFor(() => (receiver.requestsArrived >= 1 ? true : undefined));
+      await eventually(() => receiver.requestsArrived >= 1);
       await d.create({ id: 2, name: 'Ivy' });
       await d.delete(1);
       await d.get(1).then(
@@ -127,7 +125,7 @@ describe('webhook outbox on mongodb storage shared by two servers', function () 
       // written to the document while the other server revives it.
       receiver.answerWith({ status: 503, until: answer.until });
       const round = here.round();
-      await waitFor(() => (receiver.requestsArrived >= 1 ? true : undefined));
+      await eventually(() => receiver.requestsArrived >= 1);
       expect(await without.add({ id: 5, name: 'Fern again' })).to.equal(true);
       expect(await here.get(5)).to.deep.equal({ id: 5, name: 'Fern again' });
       answer.release();

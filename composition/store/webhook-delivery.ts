@@ -50,7 +50,9 @@ export function webhookDeliveryFor(options: WebhookOptions, storage: Pick<OpenSt
     log,
     clock,
   });
-  return { subscriptions: new Subscriptions(options.urls, options.events ?? DEFAULT_WEBHOOK_EVENTS), worker, outbox, clock };
+  // Deliveries are made due by the same clock the worker reads them by.
+  const subscriptions = new Subscriptions(options.urls, options.events ?? DEFAULT_WEBHOOK_EVENTS, () => clock.now());
+  return { subscriptions, worker, outbox, clock };
 }
 
 /** Said at start-up, not at each refused attempt: a loopback URL is the first thing a newcomer tries. */

@@ -42,8 +42,9 @@ function crashTest(name: string, storageEnv: (context: Mocha.Context) => Promise
         // Retries for a minute: none may fail before the receiver is back.
         PLANT_STORE_WEBHOOK_RETRY_SCHEDULE: Array(120).fill('0.5s').join(','),
         PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
-        // Claims left by the killed server lapse after the attempt timeout plus twice the
-        // storage's (5 s): 12 s on MongoDB; disk voids them at once.
+        // Claims left by the killed server lapse after the attempt, five storage calls and a
+        // second (leaseMsFor): 12 s on MongoDB with its storage timeout at 2 s below (27 s
+        // at the default 5 s); disk voids them at once.
         PLANT_STORE_WEBHOOK_TIMEOUT_MS: '1000',
       };
       const first = await startCli(env);
@@ -71,5 +72,5 @@ crashTest('disk', async () => {
 crashTest('MongoDB', async (context) => {
   const database = await requireDatabase(context);
   const name = `plant_store_webhook_crash_${randomBytes(4).toString('hex')}`;
-  return { env: { MONGODB_URI: withDatabase(database.uri, name) }, cleanUp: () => dropDatabase(database.uri, name) };
+  return { env: { MONGODB_URI: withDatabase(database.uri, name), PLANT_STORE_STORAGE_TIMEOUT_MS: '2000' }, cleanUp: () => dropDatabase(database.uri, name) };
 });

@@ -16,11 +16,19 @@ export class UnusableTokenError extends Error {
 // RFC 6750 b64token: what may follow "Bearer " in the header.
 const tokenSyntax = /^[A-Za-z0-9\-._~+/]+=*$/;
 
+// Tokens usually come from a variable (`tokens: [process.env.X]`): unset or blank, say so, not "bad characters".
+const unsetHint = 'is the variable that should hold it set?';
+
 /**
  * Why a configured token cannot be used, as the end of a sentence that starts with the
- * token's position (never the token itself); undefined when it is fine.
+ * token's position (never the token itself); undefined when it is fine. Takes anything:
+ * JavaScript callers, and TypeScript ones reading the environment, can pass undefined.
  */
-export function tokenProblem(token: string): string | undefined {
+export function tokenProblem(token: unknown): string | undefined {
+  if (token === undefined || token === null) return `is missing (${String(token)}) — ${unsetHint}`;
+  if (typeof token !== 'string') return `is a ${typeof token}, not a string`;
+  if (token === '') return `is empty — ${unsetHint}`;
+  if (token.trim() === '') return `is blank (only whitespace) — ${unsetHint}`;
   if (!tokenSyntax.test(token)) return 'has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)';
   if (token.length < MIN_TOKEN_LENGTH) return `is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random token`;
   return undefined;

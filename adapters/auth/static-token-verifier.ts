@@ -18,7 +18,8 @@ export class StaticTokenVerifier implements TokenVerifier {
   /** Throws UnusableTokenError naming the position of the first unusable token (never the token). */
   constructor(tokens: readonly (string | StaticToken)[]) {
     if (tokens.length === 0) throw new UnusableTokenError('at least one token is required');
-    const entries = tokens.map((entry) => (typeof entry === 'string' ? { token: entry } : entry));
+    // Anything but an entry object stands for the token itself, so an undefined one is named as missing.
+    const entries = tokens.map((entry) => (typeof entry === 'object' && entry !== null ? entry : { token: entry }));
     entries.forEach(({ token, scopes }, index) => {
       const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
       if (problem !== undefined) throw new UnusableTokenError(`token #${index + 1} ${problem}`);

@@ -1,6 +1,7 @@
 import { JWT_DEFAULTS, jwtSettingsProblem, type JwtSettings } from '../../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
-import { entriesOf, labelOf, optionalText, setting, type Setting } from './setting.js';
+import { labelOf, optionalText, setting, type Setting } from './setting.js';
+import { ConfigError } from './config-error.js';
 import { staticTokensFrom } from './static-tokens.js';
 
 /** Who may call: static tokens (from a variable and a file) and an identity provider's JWTs. */
@@ -22,9 +23,12 @@ export const accessSettings = {
     default: '',
     help: 'comma-separated bearer tokens, each optionally followed by scopes (no flag: command lines are public)',
     // Checked by the static-token adapter's own rules; a refusal names the position, never the token.
+    // An empty variable is unset (a token is generated); blanks, or an empty entry, are refused.
     parse: (text: string): StaticToken[] | undefined => {
-      const entries = entriesOf(text);
-      return entries.length === 0 ? undefined : staticTokensFrom(entries);
+      if (text === '') return undefined;
+      const entries = text.split(',');
+      if (entries.every((entry) => entry.trim() === '')) throw new ConfigError('holds only blanks; give at least one token, or leave it empty to have one generated');
+      return staticTokensFrom(entries);
     },
   } satisfies Setting<StaticToken[] | undefined>,
   tokensFile: setting(

@@ -8,6 +8,8 @@ import { ConfigError } from './config-error.js';
  */
 export function staticTokensFrom(entries: readonly string[]): StaticToken[] {
   return entries.map((entry, index) => {
+    // In a list, an empty entry is a stray comma or a variable that expanded to nothing.
+    if (entry.trim() === '') throw new ConfigError(`token #${index + 1} is empty (a comma too many, or a variable meant to fill it is unset)`);
     const { token, scopes } = parseTokenEntry(entry);
     const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
     if (problem !== undefined) throw new ConfigError(`token #${index + 1} ${problem}`);

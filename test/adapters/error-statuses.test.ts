@@ -9,7 +9,7 @@ describe('error code → HTTP status table', () => {
     }
   });
 
-  it('answers refused connections with the statuses API.md gives them: 408, 417 and 431', () => {
+  it('answers refused connections with the statuses the contract gives them: 408, 417 and 431', () => {
     expect(statusByErrorCode[ErrorCode.RequestTimeout]).to.equal(408);
     expect(statusByErrorCode[ErrorCode.ExpectationFailed]).to.equal(417);
     expect(statusByErrorCode[ErrorCode.HeadersTooLarge]).to.equal(431);

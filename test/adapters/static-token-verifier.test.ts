@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { UnusableTokenError } from '../../adapters/auth/static-token-rules.js';
 import { StaticTokenVerifier } from '../../adapters/auth/static-token-verifier.js';
 import { ALL_SCOPES } from '../../core/index.js';
 
@@ -23,6 +24,21 @@ describe('static bearer tokens', () => {
 
   it('refuses to start with no token at all', () => {
     expect(() => new StaticTokenVerifier([])).to.throw(/at least one token/);
+  });
+
+  it('says plainly that a token is missing or empty, rather than calling it malformed (a variable meant to hold it is unset or blank)', () => {
+    const refused: [unknown[], RegExp][] = [
+      [[undefined], /^token #1 is missing \(undefined\) — is the variable that should hold it set\?$/],
+      [['good-token-0123456789', null], /^token #2 is missing \(null\) — is the variable that should hold it set\?$/],
+      [[{ token: undefined }], /^token #1 is missing \(undefined\)/],
+      [[''], /^token #1 is empty — is the variable that should hold it set\?$/],
+      [[{ token: '', scopes: ['plants:read'] }], /^token #1 is empty/],
+      [[' \t'], /^token #1 is blank \(only whitespace\)/],
+      [[42], /^token #1 is a number, not a string$/],
+    ];
+    for (const [tokens, message] of refused) {
+      expect(() => new StaticTokenVerifier(tokens as never), String(message)).to.throw(UnusableTokenError, message);
+    }
   });
 
   it('refuses a short or malformed token, or an unknown scope, naming its position and never the token', () => {

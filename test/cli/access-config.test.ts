@@ -52,6 +52,22 @@ describe('access configuration (in-process)', () => {
     }
   });
 
+  it('an empty entry in the token list, or a list of blanks, is named as such; an empty variable is unset (a token is generated)', () => {
+    const cases: [string, RegExp][] = [
+      ['first-token-0123456789,,second-token-0123456789', /^PLANT_STORE_TOKENS: token #2 is empty \(a comma too many, or a variable meant to fill it is unset\)$/],
+      ['first-token-0123456789,', /^PLANT_STORE_TOKENS: token #2 is empty/],
+      [', first-token-0123456789', /^PLANT_STORE_TOKENS: token #1 is empty/],
+      ['   ', /^PLANT_STORE_TOKENS: holds only blanks; give at least one token, or leave it empty to have one generated$/],
+      [' , ', /^PLANT_STORE_TOKENS: holds only blanks/],
+    ];
+    for (const [tokens, message] of cases) {
+      const text = refusal([], { PLANT_STORE_TOKENS: tokens });
+      expect(text, JSON.stringify(tokens)).to.match(message);
+      expect(text).not.to.include('0123456789');
+    }
+    expect(serverTokens(readConfig([], { PLANT_STORE_TOKENS: '' }).access).generated).to.equal(true);
+  });
+
   it('JWT settings: the three together from variables or flags, the scope claim optional', () => {
     const fromEnv = readConfig([], { PLANT_STORE_JWT_JWKS_URL: jwks, PLANT_STORE_JWT_ISSUER: issuer, PLANT_STORE_JWT_AUDIENCE: audience });
     expect(fromEnv.access.jwt).to.deep.equal({ jwksUrl: jwks, issuer, audience });

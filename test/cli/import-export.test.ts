@@ -48,6 +48,17 @@ describe('plant-store export and import', function () {
     expect(again.stderr).to.contain('plant-store export: 2501 plants');
   });
 
+  it('export counts in words: "1 plant", then "2 plants"', async () => {
+    expect((await plantStore('a', 'import', file('one.jsonl', jsonLines([{ id: 1, name: 'Monstera' }])))).code).to.equal(0);
+    const one = await plantStore('a', 'export');
+    expect(one.code, one.stderr).to.equal(0);
+    expect(one.stderr).to.match(/^plant-store export: 1 plant from disk .* written to standard output\n$/);
+    expect((await plantStore('a', 'import', file('two.jsonl', jsonLines([{ id: 2, name: 'Fern' }])))).code).to.equal(0);
+    const two = await plantStore('a', 'export', '--output', dir('out.jsonl'));
+    expect(two.code, two.stderr).to.equal(0);
+    expect(two.stderr).to.match(/^plant-store export: 2 plants from disk .* written to .*out\.jsonl\n$/);
+  });
+
   it('importing the same file again reports every plant as skipped and exits 0', async () => {
     const input = file('in.jsonl', jsonLines(plants));
     await plantStore('a', 'import', input);

@@ -67,10 +67,11 @@ const cases: Record<string, SettingCase> = {
     pick: (c) => c.access.tokens,
     accepts: [
       ['a-token-0123456789abcdef', [{ token: 'a-token-0123456789abcdef' }]],
-      [' one-0123456789abcdef , two-0123456789abcdef plants:read,', [{ token: 'one-0123456789abcdef' }, { token: 'two-0123456789abcdef', scopes: ['plants:read'] }]],
-      [',', undefined],
+      [' one-0123456789abcdef , two-0123456789abcdef plants:read', [{ token: 'one-0123456789abcdef' }, { token: 'two-0123456789abcdef', scopes: ['plants:read'] }]],
+      ['', undefined],
     ],
-    refuses: ['tiny-token', 'semi;colon;0123456789abcdef', 'a-token-0123456789abcdef plants:admin'],
+    // An empty entry (a stray comma, or a variable that expanded to nothing) and a list of blanks are refused.
+    refuses: ['tiny-token', 'semi;colon;0123456789abcdef', 'a-token-0123456789abcdef plants:admin', 'one-0123456789abcdef,,two-0123456789abcdef', 'one-0123456789abcdef plants:read,', ' , '],
     secret: true,
   },
   jwtJwksUrl: {

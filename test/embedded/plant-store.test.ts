@@ -95,6 +95,26 @@ describe('embedded use: createPlantStore() without HTTP', () => {
 });
 
 describe('serving an embedded store', () => {
+  it('startServer given a token from an unset or empty variable says the token is missing or empty', async () => {
+    const store = await createPlantStore();
+    const unset = 'PLANT_STORE_TEST_VARIABLE_NEVER_SET';
+    expect(process.env[unset]).to.equal(undefined);
+    try {
+      for (const [tokens, message] of [
+        [[process.env[unset]], /^token #1 is missing \(undefined\) — is the variable that should hold it set\?$/],
+        [[''], /^token #1 is empty — is the variable that should hold it set\?$/],
+      ] as const) {
+        const error = await startServer({ store, tokens: tokens as never, port: 0 }).then(
+          (running) => running.close(0).then(() => expect.fail('started')),
+          (e: Error) => e,
+        );
+        expect(error.message).to.match(message);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('startServer refuses a short or malformed token, naming its position and never the token', async () => {
     const store = await createPlantStore();
     try {

@@ -65,6 +65,24 @@ describe('hostile requests', () => {
     }
   });
 
+  describe('a 404 names the path but never echoes the query string, where a credential may have been put', () => {
+    const secret = 'query-secret-0123456789';
+    const targets: [string, string, string][] = [
+      ['GET', `/nowhere?access_token=${secret}`, 'no route for GET /nowhere'],
+      ['GET', `/nowhere/?token=${secret}&x=1`, 'no route for GET /nowhere/'],
+      ['GET', `http://example.com/nowhere?token=${secret}`, 'no route for GET /nowhere'],
+      ['CONNECT', `example.com:443?token=${secret}`, 'no route for CONNECT example.com:443'],
+    ];
+    for (const [method, target, message] of targets) {
+      it(`${method} ${target.replace(secret, '…')} → 404 40400 "${message}"`, async () => {
+        const response = await rawExchange(server, `${method} ${target} HTTP/1.1\r\nHost: example.com\r\nConnection: close`);
+        expectError(response, 404, 40400);
+        expect((response.body as { message: string }).message).to.equal(message);
+        expect(response.text).not.to.include(secret);
+      });
+    }
+  });
+
   describe('CONNECT is answered like any method, then the connection closes', () => {
     it('CONNECT host:port → 404 40400', async () => {
       const response = await rawExchange(server, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443');

@@ -5,7 +5,7 @@ import { plantListingSuite } from './plant-listing.js';
 import { plantValidationSuite } from './plant-validation.js';
 
 /**
- * The HTTP API contract (API.md), against a real server on an ephemeral loopback port
+ * The HTTP API contract, against a real server on an ephemeral loopback port
  * called with a real HTTP client. Every storage backend runs it unchanged: `storage`
  * gives a fresh, empty repository per test, and nothing here knows which backend it is.
  */

@@ -70,6 +70,12 @@ describe('the docs page in a headless browser', function () {
       expect(webhooks).to.be.greaterThan(0);
       expect(await page.locator('.opblock').count()).to.equal(operations(api.openapi).length + webhooks);
       expect(await page.content()).to.contain('plant.created: a plant was added');
+      // A lock on the plant operations only: a webhook receiver needs no bearer token.
+      expect(await page.locator('#operations-plants-listPlants .authorization__btn').count()).to.equal(1);
+      for (const operationId of ['plantCreated', 'plantDeleted']) {
+        await page.locator(`#operations-webhooks-${operationId}`).waitFor();
+        expect(await page.locator(`#operations-webhooks-${operationId} .authorization__btn`).count(), operationId).to.equal(0);
+      }
 
       await page.locator('.auth-wrapper button.authorize').click();
       await page.locator('#auth-bearer-value').fill(api.token);

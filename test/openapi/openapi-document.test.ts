@@ -131,6 +131,18 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it("names its webhooks alike, the creation one as the public contract does (/plant/webhook), and asks no token of a receiver", async () => {
+    api = await startHttpServer();
+    const webhooks = api.openapi.webhooks as Record<string, any>;
+    expect(Object.keys(webhooks)).to.deep.equal(['/plant/webhook', '/plant/deleted/webhook']);
+    const eventType = (name: string) => webhooks[name].post.parameters.find((p: any) => p.name === 'webhook-event-type').schema.const;
+    expect(eventType('/plant/webhook')).to.equal('plant.created');
+    expect(eventType('/plant/deleted/webhook')).to.equal('plant.deleted');
+    // The document's default (a bearer token) would otherwise apply, and the docs page would show a lock.
+    expect(api.openapi.security).to.deep.equal([{ bearerAuth: [] }]);
+    for (const [name, item] of Object.entries(webhooks)) expect(item.post.security, name).to.deep.equal([]);
+  });
+
   it('every plant operation names its scope and documents 403 40301 and 503 50302; the scheme says JWT only when JWT is on', async () => {
     api = await startHttpServer();
     const needs: Record<string, string> = { listPlants: 'plants:read', getPlant: 'plants:read', createPlant: 'plants:write', deletePlant: 'plants:write' };

@@ -52,7 +52,7 @@ describe('webhooks over HTTP: the delivery routes and the OpenAPI webhooks secti
     const document = server.openapi;
     const result = await new Validator().validate(document);
     expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
-    expect(Object.keys(document.webhooks)).to.deep.equal(['/plant/webhook', 'plant.deleted']);
+    expect(Object.keys(document.webhooks)).to.deep.equal(['/plant/webhook', '/plant/deleted/webhook']);
     const created = document.webhooks['/plant/webhook'].post;
     expect(created.parameters.map((p: any) => p.name)).to.deep.equal(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-event-type', 'user-agent']);
     expect(created.requestBody.content['application/json'].schema.$ref).to.equal('#/components/schemas/Plant');

@@ -38,12 +38,21 @@ function routingFailure(ctx: Context): void {
   const allowed = String(ctx.response.get('Allow') ?? '').trim();
   if (ctx.status === 404 || ((ctx.status === 405 || ctx.status === 501) && allowed === '')) {
     ctx.remove('Allow');
-    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.path ?? ctx.url}`);
+    throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${pathOf(ctx)}`);
   }
   if (ctx.status === 405 || ctx.status === 501) {
     throw new PlantStoreError(
       ErrorCode.MethodNotAllowed,
-      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`,
+      `${ctx.method} is not allowed on ${pathOf(ctx)}; allowed: ${allowed}`,
     );
   }
+}
+
+/**
+ * The request target as a message may name it: the path, never the query, where clients
+ * put credentials (`?access_token=`) that proxies log with the answer. A target with no
+ * path (CONNECT's `host:port`) is cut at its `?` just the same.
+ */
+function pathOf(ctx: Context): string {
+  return (ctx.path ?? ctx.url).split(/[?#]/, 1)[0]!;
 }

@@ -23,21 +23,25 @@ const webhook = (operationId: string, type: string, summary: string, body: JsonS
     operationId,
     summary,
     description: 'Sent to each configured endpoint subscribed to the event, at least once (see `webhook-id`), never following redirects. Per plant and endpoint, events arrive in the order the changes were made.',
+    // A receiver is called by this server and checks the signature: no bearer token (the document's default) applies.
+    security: [],
     parameters: webhookHeaders(type),
     requestBody: { required: true, content: json(body) },
     responses: receiverAnswers,
   },
 });
 
-/** The OpenAPI 3.1 `webhooks`: what a configured endpoint receives. */
+/**
+ * The OpenAPI 3.1 `webhooks`: what a configured endpoint receives. The creation webhook
+ * keeps the public contract's name (`/plant/webhook`); the deletion one is named after it.
+ */
 export function webhooksSection(): Record<string, JsonSchema> {
   return {
-    // The public contract's name for the creation webhook.
     '/plant/webhook': webhook('plantCreated', 'plant.created', 'plant.created: a plant was added', {
       ...schemaRef('Plant'),
       description: 'The NewPlant body: the plant as stored (`tag` absent when it has none).',
     }),
-    'plant.deleted': webhook('plantDeleted', 'plant.deleted', 'plant.deleted: a plant was deleted (when subscribed)', {
+    '/plant/deleted/webhook': webhook('plantDeleted', 'plant.deleted', 'plant.deleted: a plant was deleted (when subscribed)', {
       type: 'object',
       required: ['id'],
       properties: { id: schemaRef('PlantId') },

@@ -10,7 +10,7 @@ import { tempDir, type TempDir } from '../support/temp-dir.js';
 // The Debian package's browser: CI installs it (.ci/run); playwright's own download cannot
 // run here, and a page test must not depend on a machine's stray browser.
 const chromiumPath = '/usr/bin/chromium';
-// The README's picture is refreshed on request only, so a test run leaves the tree clean:
+// The picture in docs/api.md is refreshed on request only, so a test run leaves the tree clean:
 // UPDATE_DOCS_SCREENSHOT=1 npm test. Otherwise the shot goes beside the build output.
 const screenshotPath = process.env['UPDATE_DOCS_SCREENSHOT'] === '1'
   ? join(projectRoot, 'docs', 'api-docs.png')
@@ -126,7 +126,7 @@ function operations(document: Record<string, any>): { tag: string; operationId: 
   );
 }
 
-/** For the README: the executed GET /plants with its answer, in a 1280×900 view. */
+/** For docs/api.md: the executed GET /plants with its answer, in a 1280×900 view. */
 async function saveScreenshot(page: Page): Promise<void> {
   // From the Execute button down: the request as curl, its URL, and the 200 with the plants.
   await page.locator('#operations-plants-listPlants button.execute').evaluate((button) => {

@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../support/project-root.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { documentationFiles } from '../docs/markdown.js';
 
 const run = promisify(execFile);
 
-/** The ```ts blocks of the README, as a reader copies them. */
-function readmeExamples(): string[] {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** The ```ts blocks of README.md and docs/*.md, as a reader copies them, each named by where it is. */
+function documentedExamples(): { file: string; code: string }[] {
+  return documentationFiles().flatMap((doc) =>
+    doc.blocks.filter((block) => block.lang === 'ts').map((block) => ({ file: `${doc.path.replace(/\.md$/, '').replace(/\W/g, '-')}-line-${block.line}.ts`, code: block.code })),
+  );
 }
 
 // Mistakes the types must catch; each file must fail to compile, with this error.
@@ -66,11 +68,12 @@ describe('the packed package in a strict TypeScript project', function () {
     expect(scripts['prepack']).to.equal('npm run build');
   });
 
-  it("compiles the README's examples unchanged", async () => {
-    const examples = readmeExamples();
-    expect(examples.length).to.be.at.least(2);
+  it('compiles the examples of the README and docs/ unchanged', async () => {
+    const examples = documentedExamples();
+    expect(examples.length).to.be.at.least(3);
+    expect(examples.some(({ file }) => file.startsWith('README-'))).to.equal(true);
     mkdirSync(join(dir, 'src'), { recursive: true });
-    examples.forEach((code, index) => writeFileSync(join(dir, 'src', `readme-${index + 1}.ts`), `${code}\nexport {};\n`));
+    for (const { file, code } of examples) writeFileSync(join(dir, 'src', file), `${code}\nexport {};\n`);
     expect(await tsc()).to.equal('');
   });
 

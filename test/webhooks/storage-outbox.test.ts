@@ -71,7 +71,7 @@ for (const [name, open] of storages) {
       const d = delivery;
       // The first attempt is held, then refused: the deletion is recorded while it is under
       // way and must wait behind it. (Changing a document while a worker writes it is what
-      // FerretDB 1.x does not make atomic; see the README. Here the writes do not overlap.)
+      // FerretDB 1.x does not make atomic; see "On FerretDB" in docs/storage.md. Here the writes do not overlap.)
       const answer = held();
       receiver.answerWith({ status: 503, until: answer.until });
       await d.create({ id: 1, name: 'Fern', tag: 'green' });

@@ -75,7 +75,7 @@ describe('webhooks: two servers on one MongoDB database', function () {
       PLANT_STORE_WEBHOOK_EVENTS: 'plant.created,plant.deleted',
       // The first retry comes after every write below: on FerretDB an API write racing a
       // worker's outcome write of the same plant can be undone (its updates are not atomic,
-      // see the README); on MongoDB they cannot race that way.
+      // see "On FerretDB" in docs/storage.md); on MongoDB they cannot race that way.
       PLANT_STORE_WEBHOOK_RETRY_SCHEDULE: '30s,1s,2s,4s,8s,8s',
       PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
     };

@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node
 // No node flags: V8's own young generation (16 MB semispaces). `npm start` passes the same
-// flags as this line (none), and the benchmarks read them from it; see the README's
-// "In memory" for why the 4 MB one chosen earlier went.
+// flags as this line (none), and the benchmarks read them from it; see docs/benchmarks.md,
+// "Memory and the young generation" for why the 4 MB one chosen earlier went.
 import { ConfigError } from './config/config-error.js';
 import { commandOf, helpText } from './config/help-text.js';
 import { parseConfig } from './config/parse-config.js';

@@ -12,7 +12,8 @@ export interface AccessOptions {
   readonly jwt?: Pick<JwtSettings, 'jwksUrl' | 'issuer' | 'audience' | 'scopeClaim'>;
 }
 
-const jwtText = (option: string, flag: string, env: string, help: string) => setting({ option: `access.jwt.${option}`, flag, env, default: '', help }, optionalText(/^.+$/, 'must not be empty'));
+const jwtText = (option: string, flag: string, env: string, help: string, shownDefault?: string) =>
+  setting({ option: `access.jwt.${option}`, flag, env, default: '', ...(shownDefault !== undefined && { shownDefault }), help }, optionalText(/^.+$/, 'must not be empty'));
 
 /** Tokens have no flag on purpose: a command line is visible to every user of the machine (ps), the environment and files are not. */
 export const accessSettings = {
@@ -38,7 +39,7 @@ export const accessSettings = {
   jwtJwksUrl: jwtText('jwksUrl', 'jwt-jwks-url', 'PLANT_STORE_JWT_JWKS_URL', "accept JWTs signed by the keys at this URL (the identity provider's JWKS)"),
   jwtIssuer: jwtText('issuer', 'jwt-issuer', 'PLANT_STORE_JWT_ISSUER', 'the iss claim JWTs must carry (needed with the JWKS URL)'),
   jwtAudience: jwtText('audience', 'jwt-audience', 'PLANT_STORE_JWT_AUDIENCE', 'the aud claim JWTs must carry (needed with the JWKS URL)'),
-  jwtScopeClaim: jwtText('scopeClaim', 'jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', `claim holding the scopes (default: ${JWT_DEFAULTS.scopeClaim}, also reading scp)`),
+  jwtScopeClaim: jwtText('scopeClaim', 'jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', 'claim holding the scopes (the scp list is read too)', JWT_DEFAULTS.scopeClaim),
 };
 
 type Values = { [K in keyof typeof accessSettings]: ReturnType<(typeof accessSettings)[K]['parse']> };

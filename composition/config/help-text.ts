@@ -1,10 +1,11 @@
+import { shownDefaultOf } from './setting.js';
 import { settingRows } from './settings.js';
 
 /** The --help text, generated from the settings table so it cannot drift from it. */
 export function helpText(): string {
   const rows = [
     ['flag', 'variable', 'meaning'],
-    ...settingRows.map((row) => [row.flag ? `--${row.flag} <value>` : '', row.env, `${row.help}${row.default ? ` (default ${row.default})` : ''}`]),
+    ...settingRows.map((row) => [row.flag ? `--${row.flag} <value>` : '', row.env, `${row.help}${shownDefaultOf(row) ? ` (default ${shownDefaultOf(row)})` : ''}`]),
     ['--version', '', 'print the version and exit'],
     ['--help', '', 'print this and exit'],
   ];

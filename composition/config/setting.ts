@@ -10,6 +10,12 @@ export interface Setting<T> {
   readonly flag: string;
   readonly env: string;
   readonly default: string;
+  /**
+   * The default as --help and the docs show it, where it is not text this row parses: it
+   * is decided later, from another row or by the option's own default (e.g. the storage
+   * kind: disk, or mongodb when a URI is set). Absent: `default` is shown.
+   */
+  readonly shownDefault?: string;
   readonly help: string;
   /**
    * The typed value; or a yup ValidationError whose message says what is accepted (the value
@@ -22,6 +28,9 @@ export const setting = <S extends Schema<any, any, any, any>>(
   row: Omit<Setting<unknown>, 'parse'>,
   schema: S,
 ): Setting<InferType<S>> => ({ ...row, parse: (text) => schema.validateSync(text) });
+
+/** The default an operator is shown: `shownDefault`, else `default`; empty when there is none. */
+export const shownDefaultOf = (setting: Pick<Setting<unknown>, 'default' | 'shownDefault'>): string => setting.shownDefault ?? setting.default;
 
 /** How an operator names a setting: its flag and variable, or the variable alone. */
 export function labelOf(setting: Pick<Setting<unknown>, 'flag' | 'env'>): string {

@@ -10,7 +10,7 @@ export type StorageKind = (typeof STORAGE_KINDS)[number];
 /** Where the command keeps plants: the `storage` option (none: memory). */
 export const storageSettings = {
   storage: setting(
-    { option: 'storage (its kind)', flag: 'storage', env: 'PLANT_STORE_STORAGE', default: '', help: `${STORAGE_KINDS.join(', ')} (default disk, or mongodb when a MongoDB URI is set)` },
+    { option: 'storage (its kind)', flag: 'storage', env: 'PLANT_STORE_STORAGE', default: '', shownDefault: 'disk', help: `${STORAGE_KINDS.join(', ')}; mongodb when a MongoDB URI is set, else disk` },
     optionalText(new RegExp(`^(${STORAGE_KINDS.join('|')})$`), `must be one of ${STORAGE_KINDS.join(', ')}`),
   ),
   dataDir: setting(
@@ -22,7 +22,7 @@ export const storageSettings = {
     optionalText(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URI'),
   ),
   mongodbDb: setting(
-    { option: 'storage.databaseName', flag: 'mongodb-db', env: 'MONGODB_DB', default: '', help: `database name when the URI has none (default ${DEFAULT_DATABASE_NAME})` },
+    { option: 'storage.databaseName', flag: 'mongodb-db', env: 'MONGODB_DB', default: '', shownDefault: DEFAULT_DATABASE_NAME, help: 'database name when the URI has none' },
     optionalText(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -'),
   ),
   storageTimeout: setting(

@@ -11,7 +11,7 @@ const jsonNumber = (value: number): string => (Number.isFinite(value) ? String(v
  * `logger.info(fields, 'request')` writes (same keys, order and values, pino's own level,
  * time and base fields), built from its eight known fields without pino's walk over an
  * arbitrary object. It runs on every request, where pino's general path cost a few µs of
- * CPU more (see the README's figures). Nothing in it needs redacting: no field is a header.
+ * CPU more (see docs/benchmarks.md). Nothing in it needs redacting: no field is a header.
  */
 export function requestLineWriter(logger: Logger): (fields: RequestLogFields) => void {
   const internals = logger as unknown as Record<symbol, unknown>;

@@ -2,8 +2,8 @@ import type { DeliveryOutcome, DeliveryState, OutboxClaim } from '../outbox/pend
 
 /**
  * The deliveries a storage recorded with its changes, for the round that sends them
- * (DeliverDue). Each storage keeps them in its own atomic write with the plant (see the
- * README's webhooks section); this port only hands them out and takes the outcomes back.
+ * (DeliverDue). Each storage keeps them in its own atomic write with the plant (see
+ * docs/webhooks.md); this port only hands them out and takes the outcomes back.
  */
 export interface DeliveryOutbox {
   /**

@@ -5,6 +5,7 @@ import { JWT_DEFAULTS } from '../../adapters/auth/jwt-settings.js';
 import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaults.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import { helpText } from '../../composition/config/help-text.js';
+import { shownDefaultOf } from '../../composition/config/setting.js';
 import { settings, type SettingName } from '../../composition/config/settings.js';
 import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/store/webhook-options.js';
@@ -58,11 +59,13 @@ describe('defaults, each written once', () => {
     for (const [name, value] of Object.entries(listed)) expect(settings[name as SettingName].default, name).to.equal(value);
   });
 
-  it('--help shows every default, and the ones the help text names (database, scope claim) come from their constants', () => {
+  it('--help shows every default; the ones decided later (storage kind, database, scope claim) are shown from their constants', () => {
     const help = helpText();
-    for (const row of Object.values(settings)) if (row.default !== '') expect(help).to.include(`(default ${row.default})`);
-    expect(help).to.include(`(default ${DEFAULT_DATABASE_NAME})`);
-    expect(help).to.include(`(default: ${JWT_DEFAULTS.scopeClaim},`);
+    for (const row of Object.values(settings)) if (shownDefaultOf(row) !== '') expect(help).to.include(`(default ${shownDefaultOf(row)})`);
+    expect(settings.mongodbDb.shownDefault).to.equal(DEFAULT_DATABASE_NAME);
+    expect(settings.jwtScopeClaim.shownDefault).to.equal(JWT_DEFAULTS.scopeClaim);
+    expect(settings.storage.shownDefault).to.equal('disk');
+    expect(help).to.include(`(default ${DEFAULT_DATABASE_NAME})`).and.include(`(default ${JWT_DEFAULTS.scopeClaim})`).and.include('(default disk)');
   });
 
   it('no fallback in the production source writes a number of its own: each names its default', () => {

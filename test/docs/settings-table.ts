@@ -1,5 +1,5 @@
 import { settingGroups } from '../../composition/config/settings.js';
-import type { Setting } from '../../composition/config/setting.js';
+import { shownDefaultOf, type Setting } from '../../composition/config/setting.js';
 
 /** Where the generated table starts and ends in docs/settings.md; the prose around it is written by hand. */
 export const TABLE_BEGIN = '<!-- settings-table:begin (generated from the settings rows in composition/config/; do not edit by hand) -->';
@@ -21,7 +21,7 @@ export function renderSettingsTable(): string {
 }
 
 function line(row: Setting<unknown>): string {
-  const cells = [row.flag ? code(`--${row.flag}`) : '—', code(row.env), row.default ? code(row.default) : '—', text(row.help), code(row.option)];
+  const cells = [row.flag ? code(`--${row.flag}`) : '—', code(row.env), shownDefaultOf(row) ? code(shownDefaultOf(row)) : '—', text(row.help), code(row.option)];
   return `| ${cells.join(' | ')} |`;
 }
 

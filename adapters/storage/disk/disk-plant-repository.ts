@@ -82,7 +82,7 @@ export class DiskPlantRepository implements PlantRepository {
     private readonly timeoutMS: number,
   ) {
     // Shared structures: msgpack stores the `{ name, tag }` shape once and decodes records
-    // about twice as fast, which is most of what a page costs (see the README's figures).
+    // about twice as fast, which is most of what a page costs (see docs/benchmarks.md).
     this.plants = root.openDB<StoredPlant, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
     this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
     this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);

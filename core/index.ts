@@ -4,6 +4,7 @@ export * from './error-codes.js';
 export * from './plant.js';
 export * from './plant-events.js';
 export * from './plant-store-error.js';
+export * from './sandbox.js';
 // Named: the modules also export their schemas and quick checks, for the tests that hold
 // the two together, not for library users.
 export { parseNewPlant } from './plant-validation.js';

@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX } from '../sandbox.js';
 import type { DeliveryOutcome, DeliveryState, FailedDelivery, OutboxRecord, PendingDelivery } from './pending-delivery.js';
 
 // The bookkeeping of a plant's outbox, the same for every storage: each storage only keeps
@@ -92,12 +93,22 @@ export function pendingOf(record: OutboxRecord): PendingDelivery[] {
   return record.deliveries.filter((delivery) => !delivery.failed);
 }
 
-/** The delivery state of a set of records; for the storages that read them all. */
-export function stateOf(records: Iterable<[number, OutboxRecord]>): DeliveryState {
+/** Whether a delivery belongs to the sandbox: every one when none is named; absent on an event means the default. */
+export function inSandbox(delivery: PendingDelivery, sandbox: string | undefined): boolean {
+  return sandbox === undefined || (delivery.event.sandbox ?? DEFAULT_SANDBOX) === sandbox;
+}
+
+/**
+ * The delivery state of a set of records, of one sandbox's deliveries or (none named) of
+ * all; for the storages that read them all. A delivery's plant and sandbox are its event's.
+ */
+export function stateOf(records: Iterable<OutboxRecord>, sandbox?: string): DeliveryState {
   let pending = 0;
   let oldestPendingAt: number | undefined;
   const failed: FailedDelivery[] = [];
-  for (const [plantId, record] of records) {
+  for (const record of records) {
+    const first = record.deliveries[0];
+    if (first === undefined || !inSandbox(first, sandbox)) continue;
     for (const delivery of pendingOf(record)) {
       pending++;
       oldestPendingAt = Math.min(oldestPendingAt ?? delivery.createdAt, delivery.createdAt);
@@ -106,7 +117,8 @@ export function stateOf(records: Iterable<[number, OutboxRecord]>): DeliveryStat
       if (!delivery.failed) continue;
       failed.push({
         id: delivery.id,
-        plantId,
+        plantId: delivery.event.data.id,
+        ...(delivery.event.sandbox !== undefined && { sandbox: delivery.event.sandbox }),
         endpoint: delivery.endpoint,
         type: delivery.event.type,
         createdAt: delivery.createdAt,

@@ -47,6 +47,8 @@ export interface DeliveryOutcome {
 /** Deliveries of one plant taken by one worker until `leaseUntil`: at most one per endpoint, each its endpoint's oldest. */
 export interface OutboxClaim {
   readonly plantId: number;
+  /** The plant's sandbox; absent for the default one. */
+  readonly sandbox?: string;
   readonly lease: string;
   readonly leaseUntil: number;
   readonly deliveries: readonly PendingDelivery[];
@@ -55,6 +57,8 @@ export interface OutboxClaim {
 export interface FailedDelivery {
   readonly id: string;
   readonly plantId: number;
+  /** The plant's sandbox; absent for the default one. */
+  readonly sandbox?: string;
   readonly endpoint: string;
   readonly type: PlantEvent['type'];
   readonly createdAt: number;

@@ -17,7 +17,8 @@ export interface DeliveryOutbox {
    * writes nothing and answers false: the new holder sends the deliveries again.
    */
   settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean>;
-  state(): Promise<DeliveryState>;
+  /** What waits and what failed: of one sandbox's plants, or of every sandbox's when none is named. */
+  state(sandbox?: string): Promise<DeliveryState>;
   /**
    * Forgets every endpoint marked gone, then makes every failed delivery pending again, due
    * at `now`; returns how many deliveries. In that order, so no worker fails a retried

@@ -35,4 +35,11 @@ export interface PlantRepository {
   remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean>;
   /** Resolves when the storage answers; for readiness checks. */
   ping(): Promise<void>;
+  /**
+   * Optional: the plants of the named sandbox, with ids of their own, as a repository of the
+   * same kind sharing this one's storage and outbox (this repository itself holds the
+   * default sandbox's). Cheap to call per request: the same name may give the same object.
+   * A storage without it keeps only the default sandbox.
+   */
+  sandbox?(name: string): PlantRepository;
 }

@@ -5,6 +5,8 @@ import { PlantStoreError } from '../plant-store-error.js';
 import { NO_SUBSCRIPTIONS, type Subscriptions } from '../outbox/subscriptions.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
+import { plantCreated } from '../plant-events.js';
+import { plantsIn } from '../sandbox.js';
 
 export class CreatePlant {
   constructor(
@@ -13,10 +15,11 @@ export class CreatePlant {
     private readonly subscriptions: Subscriptions = NO_SUBSCRIPTIONS,
   ) {}
 
-  async execute(input: unknown): Promise<Plant> {
+  /** `sandbox`: whose plants it joins; the default sandbox when omitted. */
+  async execute(input: unknown, sandbox?: string): Promise<Plant> {
     const plant = parseNewPlant(input);
-    const event = { type: 'plant.created', data: plant } as const;
-    if (!(await this.plants.add(plant, this.subscriptions.deliveriesFor(event)))) {
+    const event = plantCreated(plant, sandbox);
+    if (!(await plantsIn(this.plants, sandbox).add(plant, this.subscriptions.deliveriesFor(event)))) {
       throw new PlantStoreError(ErrorCode.PlantExists, `a plant with id ${plant.id} already exists`);
     }
     this.events.publish(event);

@@ -3,13 +3,15 @@ import { parsePlantId } from '../parameter-validation.js';
 import type { Plant } from '../plant.js';
 import { PlantStoreError } from '../plant-store-error.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
+import { plantsIn } from '../sandbox.js';
 
 export class GetPlant {
   constructor(private readonly plants: PlantRepository) {}
 
-  async execute(id: number): Promise<Plant> {
+  /** `sandbox`: whose plant; the default sandbox when omitted. */
+  async execute(id: number, sandbox?: string): Promise<Plant> {
     parsePlantId(id);
-    const plant = await this.plants.findById(id);
+    const plant = await plantsIn(this.plants, sandbox).findById(id);
     if (plant === undefined) throw plantNotFound(id);
     return plant;
   }

@@ -3,6 +3,7 @@ import { isPageQueryObject, parsePageQuery, type PageQuery } from '../parameter-
 import type { Plant } from '../plant.js';
 import { PlantStoreError } from '../plant-store-error.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
+import { plantsIn } from '../sandbox.js';
 
 /** The query for the following page, in the shape `execute` takes, filters kept. */
 export interface NextPageQuery {
@@ -20,11 +21,12 @@ export interface PlantPage {
 export class ListPlants {
   constructor(private readonly plants: PlantRepository) {}
 
-  async execute(query?: PageQuery): Promise<PlantPage> {
+  /** `sandbox`: whose plants; the default sandbox when omitted. */
+  async execute(query?: PageQuery, sandbox?: string): Promise<PlantPage> {
     if (!isPageQueryObject(query)) throw new PlantStoreError(ErrorCode.InvalidParameter, 'the page query must be an object');
     const request = parsePageQuery(query);
     // One extra row tells whether another page follows, without a count query.
-    const rows = await this.plants.page({ ...request, limit: request.limit + 1 });
+    const rows = await plantsIn(this.plants, sandbox).page({ ...request, limit: request.limit + 1 });
     if (rows.length <= request.limit) return { plants: rows };
     const plants = rows.slice(0, request.limit);
     const after = plants[plants.length - 1]!.id;

@@ -7,5 +7,5 @@ outboxContract(
     const repository = new MemoryPlantRepository();
     return { first: { repository, outbox: repository.outbox }, close: async () => {} };
   },
-  { severalProcesses: false, durable: false },
+  { severalProcesses: false, durable: false, sandboxes: true },
 );

@@ -36,6 +36,6 @@ describe('MongoDB outbox', () => {
         },
       };
     },
-    { severalProcesses: true, durable: true },
+    { severalProcesses: true, durable: true, sandboxes: false },
   );
 });

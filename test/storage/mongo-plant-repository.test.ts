@@ -19,7 +19,7 @@ describe('MongoDB storage', () => {
     database = await requireDatabase(this);
   });
 
-  storageContract('mongo', mongoStorageFactory(() => database.uri));
+  storageContract('mongo', mongoStorageFactory(() => database.uri), { sandboxes: false });
 
   describe('mongo adapter specifics', () => {
     let collectionName: string;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Subscriptions, type DeliveryOutbox, type DeliveryOutcome, type OutboxClaim, type PlantRepository } from '../../core/index.js';
+import { plantCreated, plantDeleted, Subscriptions, type DeliveryOutbox, type DeliveryOutcome, type OutboxClaim, type PlantRepository } from '../../core/index.js';
 
 /** One instance of a storage: the repository records changes with their deliveries, the outbox hands them out. */
 export interface OutboxInstance {
@@ -24,6 +24,8 @@ export interface OutboxSupports {
   readonly severalProcesses: boolean;
   /** The data outlives closing and reopening. */
   readonly durable: boolean;
+  /** The repository keeps sandboxes (`repository.sandbox(name)`), whose plants share the outbox. */
+  readonly sandboxes: boolean;
 }
 
 const T0 = 1_800_000_000_000;
@@ -232,5 +234,35 @@ export function outboxContract(name: string, factory: () => Promise<OutboxFixtur
         expect(shown(await claim(reopened, T0 + 5_000))).to.deep.equal([[1, ['plant.created→A']]]);
       });
     }
+
+    if (supports.sandboxes) {
+      it('the same id in two sandboxes is two plants: claimed apart, carrying their sandbox, settled alone, each state its own', async () => {
+        const garden = first.repository.sandbox!('garden');
+        const plant = { id: 1, name: 'plant 1' };
+        expect(await first.repository.add(plant, toA.deliveriesFor(plantCreated(plant)))).to.equal(true);
+        expect(await garden.add(plant, toA.deliveriesFor(plantCreated(plant, 'garden')))).to.equal(true);
+        const claims = await claim(first, T0);
+        expect(claims.map((c) => [c.plantId, c.sandbox ?? 'default']).sort()).to.deep.equal([[1, 'default'], [1, 'garden']]);
+        const gardens = claims.find((c) => c.sandbox === 'garden')!;
+        expect(gardens.deliveries[0]!.event).to.deep.equal({ type: 'plant.created', data: plant, sandbox: 'garden' });
+        expect(claims.find((c) => c.sandbox === undefined)!.deliveries[0]!.event, 'the default sandbox\'s events carry no sandbox').to.deep.equal({ type: 'plant.created', data: plant });
+        expect(await first.outbox.settle(gardens, all(gardens, 'failed', { status: 500 }))).to.equal(true);
+        const garden2 = await first.outbox.state('garden');
+        expect(garden2.pending).to.equal(0);
+        expect(garden2.failed.map((f) => [f.plantId, f.sandbox])).to.deep.equal([[1, 'garden']]);
+        const defaults = await first.outbox.state('default');
+        expect([defaults.pending, defaults.failed.length]).to.deep.equal([1, 0]);
+        expect(await first.outbox.state('other')).to.deep.equal({ pending: 0, failed: [] });
+        const everything = await first.outbox.state();
+        expect([everything.pending, everything.failed.length]).to.deep.equal([1, 1]);
+        now = T0 + 5;
+        expect(await garden.remove(1, toA.deliveriesFor(plantDeleted(1, 'garden')))).to.equal(true);
+        expect(await first.repository.findById(1), 'the default sandbox\'s plant stays').to.deep.equal(plant);
+        expect(await first.outbox.retryFailed(now)).to.equal(1);
+        const again = (await claim(first, now)).find((c) => c.sandbox === 'garden')!;
+        expect(again.deliveries.map((d) => d.event.type)).to.deep.equal(['plant.created']);
+      });
+    }
+
   });
 }

@@ -12,7 +12,13 @@ export type StorageFactory = () => Promise<StorageFixture>;
  * The behaviour every storage adapter promises. Each adapter's test file calls this with a
  * factory of empty, isolated repositories; nothing here knows which adapter it runs on.
  */
-export function storageContract(adapterName: string, factory: StorageFactory): void {
+/** What differs between storages; a capability's tests run only where it is claimed, and its absence is checked. */
+export interface StorageSupports {
+  /** `repository.sandbox(name)`: plants partitioned by sandbox, ids unique per sandbox. */
+  readonly sandboxes: boolean;
+}
+
+export function storageContract(adapterName: string, factory: StorageFactory, supports: StorageSupports): void {
   describe(`${adapterName} storage contract`, () => {
     let fixture: StorageFixture;
     let repo: PlantRepository;
@@ -205,6 +211,77 @@ export function storageContract(adapterName: string, factory: StorageFactory): v
 
     it('ping resolves while the storage is reachable', async () => {
       await repo.ping();
+    });
+
+    if (!supports.sandboxes) {
+      it('keeps only the default sandbox (no sandbox())', () => {
+        expect(repo.sandbox).to.equal(undefined);
+      });
+      return;
+    }
+
+    describe('sandboxes', () => {
+      const plant = (id: number, name: string, tag?: string): Plant => (tag === undefined ? { id, name } : { id, name, tag });
+
+      it('the same id in the default sandbox and two others: three plants, each found only in its own', async () => {
+        const a = repo.sandbox!('garden-a');
+        const b = repo.sandbox!('garden-b');
+        expect(await repo.add(plant(7, 'default seven'))).to.equal(true);
+        expect(await a.add(plant(7, 'a seven'))).to.equal(true);
+        expect(await b.add(plant(7, 'b seven'))).to.equal(true);
+        expect(await a.add(plant(7, 'again')), 'taken within its own sandbox').to.equal(false);
+        expect(await repo.findById(7)).to.deep.equal(plant(7, 'default seven'));
+        expect(await a.findById(7)).to.deep.equal(plant(7, 'a seven'));
+        expect(await b.findById(7)).to.deep.equal(plant(7, 'b seven'));
+        expect(await repo.sandbox!('garden-c').findById(7)).to.equal(undefined);
+      });
+
+      it('pages and tag filters stay within the sandbox, ids interleaved with other sandboxes', async () => {
+        const a = repo.sandbox!('a');
+        const b = repo.sandbox!('b');
+        for (let id = 1; id <= 20; id++) {
+          await (id % 2 === 0 ? a : b).add(plant(id, `p${id}`, id % 4 < 2 ? 'fern' : 'ivy'));
+          await repo.add(plant(id * 100, `d${id}`, 'fern'));
+        }
+        expect(ids(await a.page({ limit: 100 }))).to.deep.equal([2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+        expect(ids(await a.page({ limit: 3, after: 4 }))).to.deep.equal([6, 8, 10]);
+        expect(ids(await b.page({ limit: 100, tags: ['fern'] }))).to.deep.equal([1, 5, 9, 13, 17]);
+        expect(ids(await a.page({ limit: 100, tags: ['fern', 'ivy'], after: 10 }))).to.deep.equal([12, 14, 16, 18, 20]);
+        expect((await repo.page({ limit: 1000 })).map((p) => p.id)).to.have.length(20);
+        expect(await repo.sandbox!('empty').page({ limit: 10 })).to.deep.equal([]);
+      });
+
+      it('remove and addMany act on their own sandbox only', async () => {
+        const a = repo.sandbox!('a');
+        await repo.add(plant(1, 'default'));
+        await a.add(plant(1, 'a'));
+        expect(await a.remove(1)).to.equal(true);
+        expect(await a.remove(1)).to.equal(false);
+        expect(await repo.findById(1)).to.deep.equal(plant(1, 'default'));
+        if (a.addMany !== undefined) {
+          expect(await a.addMany([plant(1, 'again'), plant(2, 'two'), plant(2, 'twice')])).to.deep.equal([true, true, false]);
+          expect(ids(await a.page({ limit: 10 }))).to.deep.equal([1, 2]);
+          expect(ids(await repo.page({ limit: 10 }))).to.deep.equal([1]);
+        }
+      });
+
+      it('sandbox() twice names the same plants; sandbox("default") is the repository\'s own', async () => {
+        await repo.sandbox!('a').add(plant(3, 'three'));
+        expect(await repo.sandbox!('a').findById(3)).to.deep.equal(plant(3, 'three'));
+        await repo.sandbox!('default').add(plant(4, 'four'));
+        expect(await repo.findById(4)).to.deep.equal(plant(4, 'four'));
+      });
+
+      it('names at the edges of the rule, and the largest id, round-trip', async () => {
+        for (const name of ['a', '0', '-', 'a'.repeat(64), 'x-1-y']) {
+          const box = repo.sandbox!(name);
+          expect(await box.add(plant(MAX_PLANT_ID, name))).to.equal(true);
+          expect(await box.add(plant(1, name))).to.equal(true);
+          expect(ids(await box.page({ limit: 10 }))).to.deep.equal([1, MAX_PLANT_ID]);
+          expect(await box.findById(MAX_PLANT_ID)).to.deep.equal(plant(MAX_PLANT_ID, name));
+        }
+        expect(await repo.page({ limit: 10 })).to.deep.equal([]);
+      });
     });
   });
 }

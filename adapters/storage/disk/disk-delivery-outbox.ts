@@ -122,10 +122,10 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     }
   }
 
-  async state(): Promise<DeliveryState> {
+  async state(sandbox?: string): Promise<DeliveryState> {
     return reading(() => {
       if (this.isClosed()) throw new Error('the disk storage is closed');
-      return stateOf([...this.records.getRange()].map(({ key, value }): [number, OutboxRecord] => [key, value]));
+      return stateOf([...this.records.getRange()].map(({ value }) => value), sandbox);
     });
   }
 

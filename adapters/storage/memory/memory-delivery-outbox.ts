@@ -20,52 +20,60 @@ import {
  * same synchronous step as the plant (see MemoryPlantRepository). It lives and dies with
  * the process: pending deliveries are lost when it exits.
  */
+/** A plant's key in the outbox: its id in the default sandbox, `<sandbox>/<id>` in another. */
+export type PlantKey = number | string;
+
+export const plantKey = (plantId: number, sandbox: string | undefined): PlantKey => (sandbox === undefined ? plantId : `${sandbox}/${plantId}`);
+
 export class MemoryDeliveryOutbox implements DeliveryOutbox {
-  private readonly records = new Map<number, OutboxRecord>();
+  private readonly records = new Map<PlantKey, OutboxRecord>();
   /**
    * The plants with a delivery that may go (a due time): claims look only here, so failed
    * deliveries kept for operators, however many, cost a claim nothing.
    */
-  private readonly scheduled = new Set<number>();
+  private readonly scheduled = new Set<PlantKey>();
   /** Endpoints that answered 410 Gone. */
   private readonly gone = new Set<string>();
 
   /** Appends a change's deliveries; synchronous, so it is one step with the change. */
-  record(plantId: number, deliveries: readonly PendingDelivery[]): void {
+  record(key: PlantKey, deliveries: readonly PendingDelivery[]): void {
     if (deliveries.length === 0) return;
-    this.put(plantId, withDeliveries(this.records.get(plantId), deliveries));
+    this.put(key, withDeliveries(this.records.get(key), deliveries));
   }
 
   async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
     const claims: OutboxClaim[] = [];
-    for (const plantId of this.scheduled) {
+    for (const key of this.scheduled) {
       if (claims.length >= limit) break;
-      const record = this.records.get(plantId)!;
+      const record = this.records.get(key)!;
       if (!isClaimable(record, now)) continue;
       const lease = randomUUID();
-      this.put(plantId, claimed(record, lease, now + leaseMs));
-      claims.push({ plantId, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(record, now) });
+      this.put(key, claimed(record, lease, now + leaseMs));
+      // The plant and its sandbox are its events'.
+      const { data, sandbox } = record.deliveries[0]!.event;
+      claims.push({ plantId: data.id, ...(sandbox !== undefined && { sandbox }), lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(record, now) });
     }
     return claims;
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
-    const record = this.records.get(claim.plantId);
+    const key = plantKey(claim.plantId, claim.sandbox);
+    const record = this.records.get(key);
     if (record === undefined || record.lease !== claim.lease) return false;
-    this.put(claim.plantId, settled(record, outcomes));
+    this.put(key, settled(record, outcomes));
     return true;
   }
 
-  async state(): Promise<DeliveryState> {
-    return stateOf(this.records);
+  async state(sandbox?: string): Promise<DeliveryState> {
+    return stateOf(this.records.values(), sandbox);
   }
 
   async retryFailed(now: number): Promise<number> {
     this.gone.clear();
     let total = 0;
-    for (const [plantId, record] of this.records) {
+    for (const [key, record] of this.records) {
       const { record: next, count } = retried(record, now);
-      if (count > 0) this.put(plantId, next);
+      if (count > 0) this.put(key, next);
       total += count;
     }
     return total;
@@ -80,10 +88,10 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
   }
 
   /** Keeps `scheduled` in step with the records; undefined removes the plant's record. */
-  private put(plantId: number, record: OutboxRecord | undefined): void {
-    if (record === undefined) this.records.delete(plantId);
-    else this.records.set(plantId, record);
-    if (record?.dueAt === undefined) this.scheduled.delete(plantId);
-    else this.scheduled.add(plantId);
+  private put(key: PlantKey, record: OutboxRecord | undefined): void {
+    if (record === undefined) this.records.delete(key);
+    else this.records.set(key, record);
+    if (record?.dueAt === undefined) this.scheduled.delete(key);
+    else this.scheduled.add(key);
   }
 }

@@ -1,6 +1,6 @@
 import sortedBtree from 'sorted-btree';
-import type { PageRequest, PendingDelivery, Plant, PlantRepository } from '../../../core/index.js';
-import { MemoryDeliveryOutbox } from './memory-delivery-outbox.js';
+import { DEFAULT_SANDBOX, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
 
 // sorted-btree is CommonJS with its class on `default`.
 const BTree = sortedBtree.default;
@@ -17,15 +17,40 @@ const toStored = (plant: Plant): StoredPlant =>
 const toPlant = (id: number, stored: StoredPlant): Plant =>
   stored.tag === undefined ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
 
+/** What the sandboxes of one memory storage share. */
+interface SharedStorage {
+  readonly outbox: MemoryDeliveryOutbox;
+  readonly sandboxes: Map<string, MemoryPlantRepository>;
+}
+
 /**
  * Plants in this process, in B+ trees keyed by id (one for all plants, one per tag), so a
- * page is a range read, O(limit + log N), and never a sort or a scan.
+ * page is a range read, O(limit + log N), and never a sort or a scan. Each sandbox has
+ * trees of its own (a page costs the same however many sandboxes there are); they share
+ * the outbox.
  */
 export class MemoryPlantRepository implements PlantRepository {
   private readonly byId: Tree = new BTree<number, StoredPlant>();
   private readonly byTag = new Map<string, Tree>();
   /** The deliveries recorded with the changes (lost with the process, like the plants). */
-  readonly outbox = new MemoryDeliveryOutbox();
+  readonly outbox: MemoryDeliveryOutbox;
+  private readonly shared: SharedStorage;
+  /** This repository's sandbox; undefined for the default one. */
+  private readonly sandboxName: string | undefined;
+
+  /** A new, empty storage (its default sandbox); `within` is for its other sandboxes only. */
+  constructor(within?: { readonly shared: SharedStorage; readonly name: string }) {
+    this.shared = within?.shared ?? { outbox: new MemoryDeliveryOutbox(), sandboxes: new Map() };
+    this.outbox = this.shared.outbox;
+    this.sandboxName = within?.name;
+    if (within === undefined) this.shared.sandboxes.set(DEFAULT_SANDBOX, this);
+  }
+
+  sandbox(name: string): MemoryPlantRepository {
+    let repository = this.shared.sandboxes.get(name);
+    if (repository === undefined) this.shared.sandboxes.set(name, (repository = new MemoryPlantRepository({ shared: this.shared, name })));
+    return repository;
+  }
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
     if (tags === undefined) return rangeAfter(this.byId, after, limit);
@@ -46,7 +71,7 @@ export class MemoryPlantRepository implements PlantRepository {
     const stored = toStored(plant);
     if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
     if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
-    this.outbox.record(plant.id, deliveries);
+    this.outbox.record(plantKey(plant.id, this.sandboxName), deliveries);
     return true;
   }
 
@@ -58,7 +83,7 @@ export class MemoryPlantRepository implements PlantRepository {
     const plant = this.byId.get(id);
     if (plant === undefined) return false;
     this.byId.delete(id);
-    this.outbox.record(id, deliveries);
+    this.outbox.record(plantKey(id, this.sandboxName), deliveries);
     if (plant.tag !== undefined) {
       const tree = this.byTag.get(plant.tag)!;
       tree.delete(id);

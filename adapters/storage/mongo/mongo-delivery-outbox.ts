@@ -128,9 +128,9 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     await this.call(() => this.leases.deleteOne({ _id: claim.plantId, lease: claim.lease })).catch(() => {});
   }
 
-  async state(): Promise<DeliveryState> {
+  async state(sandbox?: string): Promise<DeliveryState> {
     const documents = await this.call((signal) => this.collection.find({ outbox: { $exists: true } }, { projection: { outbox: 1 }, signal }).toArray());
-    return stateOf(documents.map((document): [number, OutboxRecord] => [document._id, recordOf(document)]));
+    return stateOf(documents.map((document) => recordOf(document)), sandbox);
   }
 
   async retryFailed(now: number): Promise<number> {

@@ -1,0 +1,26 @@
+import type { PlantRepository } from './ports/plant-repository.js';
+
+/**
+ * Every plant belongs to one sandbox; a request sees only its own. Without any sandbox
+ * setting everything is in this one, and data written before sandboxes existed opens as it.
+ */
+export const DEFAULT_SANDBOX = 'default';
+
+/** A sandbox name: 1 to 64 of a-z, 0-9 and -. */
+export const SANDBOX_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
+
+/** Why `name` cannot name a sandbox, or undefined. */
+export function sandboxNameProblem(name: string): string | undefined {
+  return SANDBOX_NAME_PATTERN.test(name) ? undefined : 'a sandbox name is 1 to 64 of a-z, 0-9 and -';
+}
+
+/**
+ * The plants of one sandbox. The repository itself holds the default sandbox's, so a storage
+ * written before sandboxes existed reads unchanged; a named one is asked of its `sandbox()`.
+ */
+export function plantsIn(repository: PlantRepository, sandbox: string | undefined): PlantRepository {
+  if (sandbox === undefined || sandbox === DEFAULT_SANDBOX) return repository;
+  // The configuration refuses sandboxes on a storage without them; reaching here is a bug.
+  if (repository.sandbox === undefined) throw new Error(`this storage keeps no sandboxes (asked for "${sandbox}")`);
+  return repository.sandbox(sandbox);
+}

@@ -15,10 +15,21 @@ export function isScope(value: string): value is Scope {
   return value === Scope.Read || value === Scope.Write;
 }
 
-/** Who sent a request, as a verified token says: a loggable name (never the token) and its scopes. */
+/** Who sent a request, as a verified token says: a loggable name (never the token), its scopes and its sandbox. */
 export interface Principal {
   readonly subject: string;
   readonly scopes: readonly Scope[];
+  /**
+   * The sandbox whose plants the holder sees; undefined: the default one. null: the token
+   * should name one and does not (a JWT without the configured sandbox claim): 403 40302.
+   */
+  readonly sandbox?: string | null;
+}
+
+/** The holder's sandbox; throws 40302 when the token should name one and does not. */
+export function sandboxOf(principal: Principal): string | undefined {
+  if (principal.sandbox === null) throw new PlantStoreError(ErrorCode.NoSandbox, 'the token names no sandbox (its sandbox claim is missing or not a sandbox name)');
+  return principal.sandbox;
 }
 
 /** The plant operations, and reading or retrying the webhook deliveries (operators). */

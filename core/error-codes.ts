@@ -9,6 +9,7 @@ export const ErrorCode = {
   MissingToken: 40101,
   InvalidToken: 40102,
   InsufficientScope: 40301,
+  NoSandbox: 40302,
   NoSuchRoute: 40400,
   PlantNotFound: 40401,
   MethodNotAllowed: 40501,

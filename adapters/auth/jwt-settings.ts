@@ -15,6 +15,11 @@ export interface JwtSettings {
   readonly audience: string;
   /** Claim holding the scopes; default in JWT_DEFAULTS (`scope`, space-separated, also reading an `scp` list). */
   readonly scopeClaim?: string;
+  /**
+   * Claim naming the holder's sandbox (e.g. `org_id` or `sub`); a token without it, or whose
+   * value is no sandbox name, is refused with 403 40302. Absent: every JWT is in the default sandbox.
+   */
+  readonly sandboxClaim?: string;
   /** Default: every asymmetric algorithm. */
   readonly algorithms?: readonly JwtAlgorithm[];
   /** Allowed clock difference for `exp` and `nbf`; default in JWT_DEFAULTS (30 s). */
@@ -45,6 +50,7 @@ export function jwtSettingsProblem(settings: JwtSettings): string | undefined {
   if (settings.issuer.trim() === '') return 'the issuer is empty';
   if (settings.audience.trim() === '') return 'the audience is empty';
   if (settings.scopeClaim !== undefined && !/^[A-Za-z0-9_:.-]{1,64}$/.test(settings.scopeClaim)) return 'the scope claim must be a plain claim name';
+  if (settings.sandboxClaim !== undefined && !/^[A-Za-z0-9_:.-]{1,64}$/.test(settings.sandboxClaim)) return 'the sandbox claim must be a plain claim name';
   const unsafe = settings.algorithms?.find((algorithm) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm));
   if (unsafe !== undefined) return `the algorithm ${unsafe} is not an asymmetric signature algorithm`;
   if (settings.algorithms?.length === 0) return 'the algorithm list is empty';

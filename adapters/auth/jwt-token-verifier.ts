@@ -1,5 +1,5 @@
 import { jwtVerify, type JWTPayload } from 'jose';
-import { isScope, type Principal, type Scope, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
+import { DEFAULT_SANDBOX, isScope, sandboxNameProblem, type Principal, type Scope, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
 import { JwksCache, JwksUnavailable } from './jwks-cache.js';
 import { ASYMMETRIC_ALGORITHMS, JWT_DEFAULTS, jwtSettingsProblem, type JwtSettings } from './jwt-settings.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
@@ -60,9 +60,18 @@ export class JwtTokenVerifier implements TokenVerifier {
     }
     // The subject goes into log lines: a plain, bounded name or no entry.
     if (typeof payload.sub !== 'string' || !loggableSubject.test(payload.sub)) return 'unknown';
-    const principal: Principal = { subject: payload.sub, scopes: this.scopesOf(payload) };
+    const principal: Principal = { subject: payload.sub, scopes: this.scopesOf(payload), ...this.sandboxOf(payload) };
     this.verified.set(token, principal, payload.exp! * 1000);
     return principal;
+  }
+
+  /** Nothing without a sandbox claim configured (the default sandbox); else the claim's sandbox, or null when it names none. */
+  private sandboxOf(payload: JWTPayload): Pick<Principal, 'sandbox'> {
+    const claim = this.settings.sandboxClaim;
+    if (claim === undefined) return {};
+    const value = payload[claim];
+    if (typeof value !== 'string' || sandboxNameProblem(value) !== undefined) return { sandbox: null };
+    return value === DEFAULT_SANDBOX ? {} : { sandbox: value };
   }
 
   private scopesOf(payload: JWTPayload): Scope[] {

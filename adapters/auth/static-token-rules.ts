@@ -1,9 +1,10 @@
-import { ALL_SCOPES, isScope, type Scope } from '../../core/index.js';
+import { ALL_SCOPES, isScope, sandboxNameProblem, type Scope } from '../../core/index.js';
 
-/** A token fixed by configuration, with the scopes it grants (both when none are named). */
+/** A token fixed by configuration, with the scopes it grants (both when none are named) and its sandbox (default when none). */
 export interface StaticToken {
   readonly token: string;
   readonly scopes?: readonly Scope[];
+  readonly sandbox?: string;
 }
 
 export const MIN_TOKEN_LENGTH = 16;
@@ -41,7 +42,23 @@ export function scopesProblem(scopes: readonly string[]): string | undefined {
 }
 
 /** A tokens-file line or list entry: `<token>` or `<token> <scope> <scope>…`, split on spaces. */
-export function parseTokenEntry(entry: string): { token: string; scopes?: string[] } {
-  const [token = '', ...scopes] = entry.trim().split(/\s+/);
-  return scopes.length === 0 ? { token } : { token, scopes };
+export function parseTokenEntry(entry: string): { token: string; scopes?: string[]; sandbox?: string } {
+  const [token = '', ...words] = entry.trim().split(/\s+/);
+  const sandboxes = words.filter((word) => word.startsWith(SANDBOX_PREFIX)).map((word) => word.slice(SANDBOX_PREFIX.length));
+  const scopes = words.filter((word) => !word.startsWith(SANDBOX_PREFIX));
+  return {
+    token,
+    ...(scopes.length > 0 && { scopes }),
+    // Two sandbox words are kept as one unusable name, for sandboxProblem to refuse.
+    ...(sandboxes.length > 0 && { sandbox: sandboxes.join(' ') }),
+  };
+}
+
+/** How an entry names its token's sandbox: `<token> [scopes…] sandbox=<name>`. */
+const SANDBOX_PREFIX = 'sandbox=';
+
+/** Why a static token's sandbox cannot be used, as the end of a sentence; undefined when it is fine. */
+export function sandboxProblem(sandbox: string | undefined): string | undefined {
+  if (sandbox === undefined) return undefined;
+  return sandboxNameProblem(sandbox) && `names a sandbox that cannot be one ("${sandbox}"): ${sandboxNameProblem(sandbox)}, once per token`;
 }

@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import { ALL_SCOPES, type Principal, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
-import { scopesProblem, tokenProblem, UnusableTokenError, type StaticToken } from './static-token-rules.js';
+import { ALL_SCOPES, DEFAULT_SANDBOX, type Principal, type TokenVerdict, type TokenVerifier } from '../../core/index.js';
+import { sandboxProblem, scopesProblem, tokenProblem, UnusableTokenError, type StaticToken } from './static-token-rules.js';
 
 // The one-shot hash: half the CPU of createHash().update().digest() on every request.
 const digest = (token: string): Buffer => hash('sha256', token, 'buffer');
@@ -20,14 +20,16 @@ export class StaticTokenVerifier implements TokenVerifier {
     if (tokens.length === 0) throw new UnusableTokenError('at least one token is required');
     // Anything but an entry object stands for the token itself, so an undefined one is named as missing.
     const entries = tokens.map((entry) => (typeof entry === 'object' && entry !== null ? entry : { token: entry }));
-    entries.forEach(({ token, scopes }, index) => {
-      const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
+    entries.forEach(({ token, scopes, sandbox }, index) => {
+      const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes)) ?? sandboxProblem(sandbox);
       if (problem !== undefined) throw new UnusableTokenError(`token #${index + 1} ${problem}`);
     });
     this.digests = entries.map(({ token }) => digest(token));
-    this.principals = entries.map(({ scopes }, index) => ({
+    this.principals = entries.map(({ scopes, sandbox }, index) => ({
       subject: `token-${index + 1}`,
       scopes: scopes === undefined ? ALL_SCOPES : [...new Set(scopes)],
+      // The default sandbox is left out, so its principals are what they were.
+      ...(sandbox !== undefined && sandbox !== DEFAULT_SANDBOX && { sandbox }),
     }));
   }
 

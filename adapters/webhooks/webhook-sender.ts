@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import type { PendingDelivery, SentAttempt, WebhookTransport } from '../../core/index.js';
+import { DEFAULT_SANDBOX, type PendingDelivery, type SentAttempt, type WebhookTransport } from '../../core/index.js';
 import { guardedLookup, refusedLiteral } from './address-guard.js';
 
 export interface WebhookSenderOptions {
@@ -15,6 +15,8 @@ export interface WebhookSenderOptions {
 
 /** The header naming the event; Standard Webhooks leaves it to each sender. */
 export const EVENT_TYPE_HEADER = 'webhook-event-type';
+/** The header naming the plant's sandbox (the body stays the public NewPlant). */
+export const SANDBOX_HEADER = 'plant-store-sandbox';
 
 /** One signed POST per attempt (Standard Webhooks 1.0), never following a redirect. */
 export class WebhookSender implements WebhookTransport {
@@ -60,6 +62,7 @@ export class WebhookSender implements WebhookTransport {
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': this.signer.sign(delivery.id, now, body),
       [EVENT_TYPE_HEADER]: delivery.event.type,
+      [SANDBOX_HEADER]: delivery.event.sandbox ?? DEFAULT_SANDBOX,
     };
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<SentAttempt>((resolve) => {

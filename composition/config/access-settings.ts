@@ -9,7 +9,7 @@ export interface AccessOptions {
   readonly tokens?: readonly StaticToken[];
   /** A file with one token per line; read when the server is built. */
   readonly tokensFile?: string;
-  readonly jwt?: Pick<JwtSettings, 'jwksUrl' | 'issuer' | 'audience' | 'scopeClaim'>;
+  readonly jwt?: Pick<JwtSettings, 'jwksUrl' | 'issuer' | 'audience' | 'scopeClaim' | 'sandboxClaim'>;
 }
 
 const jwtText = (option: string, flag: string, env: string, help: string, shownDefault?: string) =>
@@ -40,6 +40,7 @@ export const accessSettings = {
   jwtIssuer: jwtText('issuer', 'jwt-issuer', 'PLANT_STORE_JWT_ISSUER', 'the iss claim JWTs must carry (needed with the JWKS URL)'),
   jwtAudience: jwtText('audience', 'jwt-audience', 'PLANT_STORE_JWT_AUDIENCE', 'the aud claim JWTs must carry (needed with the JWKS URL)'),
   jwtScopeClaim: jwtText('scopeClaim', 'jwt-scope-claim', 'PLANT_STORE_JWT_SCOPE_CLAIM', 'claim holding the scopes (the scp list is read too)', JWT_DEFAULTS.scopeClaim),
+  jwtSandboxClaim: jwtText('sandboxClaim', 'jwt-sandbox-claim', 'PLANT_STORE_JWT_SANDBOX_CLAIM', 'claim naming the sandbox of the holder (e.g. org_id or sub); a JWT without it gets 403 40302; unset: the default sandbox'),
 };
 
 type Values = { [K in keyof typeof accessSettings]: ReturnType<(typeof accessSettings)[K]['parse']> };
@@ -49,11 +50,11 @@ const together = ['jwtJwksUrl', 'jwtIssuer', 'jwtAudience'] as const;
 export function accessOptionsFrom(v: Values): { readonly value: AccessOptions } | string {
   const access = { ...(v.tokens !== undefined && { tokens: v.tokens }), ...(v.tokensFile !== undefined && { tokensFile: v.tokensFile }) };
   const given = together.filter((name) => v[name] !== undefined);
-  if (given.length === 0 && v.jwtScopeClaim === undefined) return { value: access };
+  if (given.length === 0 && v.jwtScopeClaim === undefined && v.jwtSandboxClaim === undefined) return { value: access };
   const label = (name: keyof typeof accessSettings) => labelOf(accessSettings[name]);
   const missing = together.filter((name) => !given.includes(name));
   if (missing.length > 0) return `JWT access tokens need ${together.map(label).join(', ')} together; missing ${missing.map(label).join(', ')}`;
-  const jwt = { jwksUrl: v.jwtJwksUrl!, issuer: v.jwtIssuer!, audience: v.jwtAudience!, ...(v.jwtScopeClaim !== undefined && { scopeClaim: v.jwtScopeClaim }) };
+  const jwt = { jwksUrl: v.jwtJwksUrl!, issuer: v.jwtIssuer!, audience: v.jwtAudience!, ...(v.jwtScopeClaim !== undefined && { scopeClaim: v.jwtScopeClaim }), ...(v.jwtSandboxClaim !== undefined && { sandboxClaim: v.jwtSandboxClaim }) };
   const problem = jwtSettingsProblem(jwt);
   return problem === undefined ? { value: { ...access, jwt } } : `${label('jwtJwksUrl')} and its companions: ${problem}`;
 }

@@ -1,4 +1,4 @@
-import { parseTokenEntry, scopesProblem, tokenProblem, type StaticToken } from '../../adapters/auth/static-token-rules.js';
+import { parseTokenEntry, sandboxProblem, scopesProblem, tokenProblem, type StaticToken } from '../../adapters/auth/static-token-rules.js';
 import type { Scope } from '../../core/index.js';
 import { ConfigError } from './config-error.js';
 
@@ -10,9 +10,9 @@ export function staticTokensFrom(entries: readonly string[]): StaticToken[] {
   return entries.map((entry, index) => {
     // In a list, an empty entry is a stray comma or a variable that expanded to nothing.
     if (entry.trim() === '') throw new ConfigError(`token #${index + 1} is empty (a comma too many, or a variable meant to fill it is unset)`);
-    const { token, scopes } = parseTokenEntry(entry);
-    const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes));
+    const { token, scopes, sandbox } = parseTokenEntry(entry);
+    const problem = tokenProblem(token) ?? (scopes === undefined ? undefined : scopesProblem(scopes)) ?? sandboxProblem(sandbox);
     if (problem !== undefined) throw new ConfigError(`token #${index + 1} ${problem}`);
-    return scopes === undefined ? { token } : { token, scopes: scopes as Scope[] };
+    return { token, ...(scopes !== undefined && { scopes: scopes as Scope[] }), ...(sandbox !== undefined && { sandbox }) };
   });
 }

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import type { Log, TokenVerifier } from '../../core/index.js';
+import { DEFAULT_SANDBOX, type Log, type TokenVerifier } from '../../core/index.js';
+import { ConfigError } from '../config/config-error.js';
+import { labelOf } from '../config/setting.js';
+import { settings } from '../config/settings.js';
 import type { ServerConfig } from '../config/parse-config.js';
 import { assembleStore, registerDefault } from '../store/assemble-store.js';
 import { InjectionTokens } from '../store/injection-tokens.js';
@@ -32,13 +35,19 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   registerDefault<Log>(container, InjectionTokens.Log, () => createLogger(config.log.level));
   const log = container.resolve<Log>(InjectionTokens.Log);
   let generatedToken: string | undefined;
+  let namesSandboxes = config.access.jwt?.sandboxClaim !== undefined;
   if (!container.isRegistered(InjectionTokens.TokenVerifier, true)) {
     const { tokens, generated } = serverTokens(config.access);
     if (generated) generatedToken = tokens[0]!.token;
+    namesSandboxes ||= tokens.some((token) => token.sandbox !== undefined && token.sandbox !== DEFAULT_SANDBOX);
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
   const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks });
+  if (namesSandboxes && !store.keepsSandboxes) {
+    await store.close();
+    throw new ConfigError(`tokens name sandboxes (sandbox= or ${labelOf(settings.jwtSandboxClaim)}), but the ${store.storageDescription} storage keeps none`);
+  }
   let server: RunningServer;
   try {
     server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined });

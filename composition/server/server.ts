@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TokenVerifier } from '../../core/index.js';
+import { DEFAULT_SANDBOX, type TokenVerifier } from '../../core/index.js';
 import type { JwtSettings } from '../../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
 import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
@@ -53,7 +53,7 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     acceptsJwt: settings.acceptsJwt ?? false,
     version: packageVersion,
     checkStorage: () => store.ping(),
-    webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
+    webhookDeliveries: store.hasWebhooks ? { state: (sandbox) => store.deliveryState(sandbox ?? DEFAULT_SANDBOX), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {
     headersTimeoutMs: settings.headersTimeoutMs,

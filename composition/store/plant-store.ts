@@ -1,4 +1,6 @@
-import type { NewPlant, PageQuery, Plant, PlantPage, PlantUseCases } from '../../core/index.js';
+import { DEFAULT_SANDBOX, sandboxNameProblem, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
+import { ConfigError } from '../config/config-error.js';
+import { PlantSandbox } from './plant-sandbox.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 import type { OpenStorage } from './storage.js';
@@ -27,6 +29,23 @@ export class PlantStore {
     ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks } = parts);
   }
 
+  /** Whether the storage keeps sandboxes (memory, disk and MongoDB do; a custom repository may not). */
+  get keepsSandboxes(): boolean {
+    return this.storage.repository.sandbox !== undefined;
+  }
+
+  /**
+   * The plants of one sandbox, with ids of their own: the same calls as the store's, which
+   * are the default sandbox's. Throws ConfigError for a name outside `[a-z0-9-]{1,64}` or a
+   * storage without sandboxes.
+   */
+  sandbox(name: string): PlantSandbox {
+    const problem = sandboxNameProblem(name);
+    if (problem !== undefined) throw new ConfigError(`"${name}": ${problem}`);
+    if (name !== DEFAULT_SANDBOX && !this.keepsSandboxes) throw new ConfigError(`the ${this.storageDescription} storage keeps no sandboxes`);
+    return new PlantSandbox(this.useCases, this.events, this.webhooks, name);
+  }
+
   /** Description of the storage in use, e.g. "memory". */
   get storageDescription(): string {
     return this.storage.description;
@@ -53,7 +72,7 @@ export class PlantStore {
     return this.useCases.deletePlant.execute(id);
   }
 
-  /** Calls `listener` with every plant.created / plant.deleted; returns the unsubscribe. */
+  /** Calls `listener` with every plant.created / plant.deleted of every sandbox (`event.sandbox` names a non-default one); returns the unsubscribe. */
   subscribe(listener: PlantEventListener): () => void {
     return this.events.subscribe(listener);
   }
@@ -68,9 +87,9 @@ export class PlantStore {
     return this.webhooks !== undefined;
   }
 
-  /** Webhook deliveries waiting and failed; all zero and empty without webhooks. */
-  async deliveryState(): Promise<WebhookDeliveryState> {
-    return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox, this.webhooks.clock.now());
+  /** Webhook deliveries waiting and failed, of one sandbox or (none named) of every sandbox; all zero and empty without webhooks. */
+  async deliveryState(sandbox?: string): Promise<WebhookDeliveryState> {
+    return this.webhooks === undefined ? { pending: 0, failed: [] } : deliveryStateOf(this.webhooks.outbox, this.webhooks.clock.now(), sandbox);
   }
 
   /** Makes every failed webhook delivery pending again (attempts start over, endpoints that answered 410 included); returns how many. */

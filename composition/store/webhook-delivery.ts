@@ -68,7 +68,7 @@ function warnOfRefusedEndpoints(urls: readonly string[], log: Log): void {
   }
 }
 
-export async function deliveryStateOf(outbox: DeliveryOutbox, now: number): Promise<WebhookDeliveryState> {
-  const state = await outbox.state();
+export async function deliveryStateOf(outbox: DeliveryOutbox, now: number, sandbox?: string): Promise<WebhookDeliveryState> {
+  const state = await outbox.state(sandbox);
   return state.oldestPendingAt === undefined ? state : { ...state, oldestPendingAgeMs: Math.max(0, now - state.oldestPendingAt) };
 }

@@ -68,9 +68,30 @@ export interface HttpServer {
  * provoke an unexpected failure that works the same on every storage backend.
  */
 class BreakableRepository implements PlantRepository {
-  fault: Error | undefined;
+  private ownFault: Error | undefined;
+  /** Its sandboxes', where the storage keeps sandboxes: breakable with it, by the same fault. */
+  readonly sandbox?: (name: string) => PlantRepository;
 
-  constructor(private readonly inner: PlantRepository) {}
+  constructor(
+    private readonly inner: PlantRepository,
+    private readonly root?: BreakableRepository,
+  ) {
+    const views = new Map<string, BreakableRepository>();
+    if (inner.sandbox !== undefined) {
+      this.sandbox = (name) => {
+        let view = views.get(name);
+        if (view === undefined) views.set(name, (view = new BreakableRepository(inner.sandbox!(name), root ?? this)));
+        return view;
+      };
+    }
+  }
+
+  get fault(): Error | undefined {
+    return this.root === undefined ? this.ownFault : this.root.fault;
+  }
+  set fault(error: Error | undefined) {
+    this.ownFault = error;
+  }
 
   page(request: PageRequest): Promise<Plant[]> {
     return this.call(() => this.inner.page(request));

@@ -54,7 +54,7 @@ describe('webhooks over HTTP: the delivery routes and the OpenAPI webhooks secti
     expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
     expect(Object.keys(document.webhooks)).to.deep.equal(['/plant/webhook', '/plant/deleted/webhook']);
     const created = document.webhooks['/plant/webhook'].post;
-    expect(created.parameters.map((p: any) => p.name)).to.deep.equal(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-event-type', 'user-agent']);
+    expect(created.parameters.map((p: any) => p.name)).to.deep.equal(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-event-type', 'plant-store-sandbox', 'user-agent']);
     expect(created.requestBody.content['application/json'].schema.$ref).to.equal('#/components/schemas/Plant');
     expect(document.paths).to.include.keys('/v1/webhooks/deliveries', '/v1/webhooks/deliveries/retry');
     expect(document.paths['/v1/webhooks/deliveries'].get.security).to.deep.equal([{ bearerAuth: ['plants:read'] }]);

@@ -38,6 +38,7 @@ export interface ModuleContext {
 
 /** What the delivery routes show and do: the store's webhook delivery state, and retrying failed ones. */
 export interface WebhookDeliveries {
-  state(): Promise<DeliveryState & { readonly oldestPendingAgeMs?: number }>;
+  /** Of one sandbox's plants (undefined: the default sandbox). */
+  state(sandbox: string | undefined): Promise<DeliveryState & { readonly oldestPendingAgeMs?: number }>;
   retryFailed(): Promise<number>;
 }

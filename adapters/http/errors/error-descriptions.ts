@@ -11,6 +11,7 @@ export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.MissingToken]: 'no bearer token',
   [ErrorCode.InvalidToken]: 'the bearer token is malformed, unknown, expired or otherwise unverifiable',
   [ErrorCode.InsufficientScope]: 'the token lacks the scope the operation needs (`WWW-Authenticate` names it)',
+  [ErrorCode.NoSandbox]: 'the token names no sandbox where sandboxes come from a JWT claim',
   [ErrorCode.NoSuchRoute]: 'no such route',
   [ErrorCode.PlantNotFound]: 'no plant with that id',
   [ErrorCode.MethodNotAllowed]: 'the method is not allowed on this path (`Allow` lists the allowed ones)',

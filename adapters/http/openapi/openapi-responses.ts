@@ -34,9 +34,9 @@ export function componentHeaders(): Record<string, JsonSchema> {
     },
     'WWW-Authenticate': {
       description:
-        'RFC 6750 challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is malformed, unknown or expired (401), or `, error="insufficient_scope", scope="<needed>"` when it lacks the scope (403).',
+        'RFC 6750 challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is malformed, unknown or expired (401), or `, error="insufficient_scope", scope="<needed>"` when it lacks the scope (403), or `, error="insufficient_scope"` alone when it names no sandbox (403 40302) or a named sandbox\'s token asks for an act left to operators.',
       required: true,
-      schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token"|, error="insufficient_scope", scope="plants:(read|write)")?$' },
+      schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token"|, error="insufficient_scope"(, scope="plants:(read|write)")?)?$' },
     },
     Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' } },
     'Retry-After': { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'integer', minimum: 1 } },

@@ -9,6 +9,7 @@ const webhookHeaders = (type: string): JsonSchema[] => [
   header('webhook-timestamp', 'When this attempt was signed, Unix seconds. Refuse ones far from your clock (replays).', { type: 'string', pattern: '^[0-9]+$' }),
   header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (`whsec_` prefix removed, base64-decoded).', { type: 'string', pattern: '^v1,' }),
   header('webhook-event-type', 'The event.', { type: 'string', const: type }),
+  header('plant-store-sandbox', 'The sandbox of the plant (`default` without sandboxes).', { type: 'string', pattern: '^[a-z0-9-]{1,64}$' }),
   header('user-agent', 'The sending release.', { type: 'string', pattern: '^plant-store/' }),
 ];
 

@@ -11,6 +11,7 @@ const guarded = [
   ErrorCode.MissingToken,
   ErrorCode.InvalidToken,
   ErrorCode.InsufficientScope,
+  ErrorCode.NoSandbox,
   ErrorCode.RateLimited,
   ErrorCode.Internal,
   ErrorCode.StorageUnavailable,

@@ -23,24 +23,28 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   const router = new Router<State>({ prefix: basePath, sensitive: true });
   const guard = (operation: PlantOperation) => options.guard(operation) as Middleware<State>;
 
+  // The guard has refused a principal whose token names no sandbox (null): what is left is
+  // its sandbox, or undefined for the default one.
+  const sandbox = (ctx: { state: State }) => ctx.state.principal.sandbox ?? undefined;
+
   router.get('/plants', guard('listPlants'), async (ctx) => {
-    const page = await useCases.listPlants.execute(pageQueryFrom(ctx.query));
+    const page = await useCases.listPlants.execute(pageQueryFrom(ctx.query), sandbox(ctx));
     if (page.next !== undefined) ctx.set('Link', nextPageLink(`${basePath}/plants`, ctx.querystring, page.next));
     ctx.body = page.plants;
   });
 
   router.get('/plants/:id', guard('getPlant'), async (ctx) => {
-    ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!));
+    ctx.body = await useCases.getPlant.execute(decimal(ctx.params['id']!), sandbox(ctx));
   });
 
   router.post('/plants', guard('createPlant'), jsonBody(options.bodyLimitBytes), async (ctx) => {
-    const plant = await useCases.createPlant.execute(ctx.state.json);
+    const plant = await useCases.createPlant.execute(ctx.state.json, sandbox(ctx));
     ctx.set('Location', `${basePath}/plants/${plant.id}`);
     ctx.body = plant;
   });
 
   router.delete('/plants/:id', guard('deletePlant'), async (ctx) => {
-    await useCases.deletePlant.execute(decimal(ctx.params['id']!));
+    await useCases.deletePlant.execute(decimal(ctx.params['id']!), sandbox(ctx));
     ctx.status = 204;
   });
 

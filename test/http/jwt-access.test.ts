@@ -81,6 +81,23 @@ describe('JWT access tokens from an identity provider', () => {
     expectError(await server.http.post('/plants', { token: custom, json: plant }), 403, 40301);
   });
 
+  it('with a sandbox claim: each organisation sees its own plants; a token without the claim, or with no sandbox name in it, is 403 40302', async () => {
+    server = await startWith([staticToken], { jwksCooldownMs: 0, sandboxClaim: 'org_id' }, { PLANT_STORE_JWT_SANDBOX_CLAIM: 'org_id' });
+    const acme = await sign('alice', { claims: { org_id: 'acme' } });
+    const globex = await sign('bob', { claims: { org_id: 'globex' } });
+    expectOk(await server.http.post('/plants', { token: acme, json: plant }), 200);
+    expectOk(await server.http.post('/plants', { token: globex, json: { id: 1, name: 'Globex fern' } }), 200);
+    expect((await server.http.get('/plants/1', { token: acme })).body).to.deep.equal(plant);
+    expect((await server.http.get('/plants/1', { token: globex })).body).to.deep.equal({ id: 1, name: 'Globex fern' });
+    expect((await server.http.get('/plants', { token: staticToken })).body, 'the static token is in the default sandbox').to.deep.equal([]);
+    for (const claims of [{}, { org_id: 'Not A Name' }, { org_id: 42 }]) {
+      const token = await sign('mallory', { claims });
+      const answer = await server.http.get('/plants', { token });
+      expectError(answer, 403, 40302);
+      expect(answer.headers.get('www-authenticate')).to.equal('Bearer realm="plant-store", error="insufficient_scope"');
+    }
+  });
+
   it('a read-only token gets 200 on GET and 403 40301 insufficient_scope on POST and DELETE, before the body is looked at', async () => {
     await start();
     await server.store.create(plant);

@@ -6,8 +6,9 @@ import { splitCommandArgs } from './command-args.js';
 import { ConfigError } from '../config/config-error.js';
 import { configFrom } from '../config/parse-config.js';
 import { openStorage } from '../store/storage.js';
+import { sandboxPlants } from './sandbox-arg.js';
 
-export const EXPORT_USAGE = 'plant-store export [--output FILE] [settings]   every plant as JSON Lines, by ascending id (default: standard output)';
+export const EXPORT_USAGE = 'plant-store export [--output FILE] [--sandbox NAME] [settings]   every plant (of the default sandbox, or NAME) as JSON Lines, by ascending id (default: standard output)';
 const PAGE = 1000;
 
 /**
@@ -16,7 +17,7 @@ const PAGE = 1000;
  * its lock, so a backup can be taken while the server runs. Returns the exit status.
  */
 export async function exportCommand(argv: readonly string[]): Promise<number> {
-  const args = splitCommandArgs(argv, ['output']);
+  const args = splitCommandArgs(argv, ['output', 'sandbox']);
   if (args.positionals.length > 0) throw new ConfigError(`export writes to --output FILE or standard output; unexpected "${args.positionals[0]}"`);
   const { storage } = configFrom(args.settings, process.env);
   if (storage === undefined) throw new ConfigError('export needs disk or mongodb storage: memory storage lives only inside a running server');
@@ -24,7 +25,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   const opened = await openStorage('dataDir' in storage ? { ...storage, readOnly: true } : storage);
   let count = 0;
   try {
-    const lines = Readable.from(plantLines(opened.repository, (n) => (count += n)));
+    const lines = Readable.from(plantLines(sandboxPlants(opened, args.own.get('sandbox')), (n) => (count += n)));
     await pipeline(lines, output === undefined ? process.stdout : createWriteStream(output));
   } finally {
     await opened.close();

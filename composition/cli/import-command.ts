@@ -6,8 +6,9 @@ import { configFrom } from '../config/parse-config.js';
 import { ImportProgress } from './import-progress.js';
 import { importPlants } from './plant-import.js';
 import { openStorage } from '../store/storage.js';
+import { sandboxPlants } from './sandbox-arg.js';
 
-export const IMPORT_USAGE = 'plant-store import [FILE|-] [settings]          add plants from JSON Lines, a JSON array or a json-server db.json (default: standard input)';
+export const IMPORT_USAGE = 'plant-store import [FILE|-] [--sandbox NAME] [settings]          add plants (to the default sandbox, or NAME) from JSON Lines, a JSON array or a json-server db.json (default: standard input)';
 
 /**
  * `plant-store import`: streams a plants file into the configured storage. Invalid entries
@@ -15,7 +16,7 @@ export const IMPORT_USAGE = 'plant-store import [FILE|-] [settings]          add
  * Returns the exit status: 0 when every entry was created or skipped, 1 when any was invalid.
  */
 export async function importCommand(argv: readonly string[]): Promise<number> {
-  const args = splitCommandArgs(argv, []);
+  const args = splitCommandArgs(argv, ['sandbox']);
   if (args.positionals.length > 1) throw new ConfigError(`import reads one file; unexpected "${args.positionals[1]}"`);
   const file = args.positionals[0] ?? '-';
   const { storage } = configFrom(args.settings, process.env);
@@ -33,10 +34,17 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
   const source = file === '-' ? 'standard input' : file;
 
   const opened = await openStorage(storage);
+  let plants;
+  try {
+    plants = sandboxPlants(opened, args.own.get('sandbox'));
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
   const progress = ImportProgress.wanted(process.stderr, size) ? new ImportProgress(process.stderr, size, () => fileStream!.bytesRead) : undefined;
   const started = performance.now();
   try {
-    const counts = await importPlants(readPlantFile(input as AsyncIterable<string>), opened.repository, {
+    const counts = await importPlants(readPlantFile(input as AsyncIterable<string>), plants, {
       onInvalid: (line, message) => {
         progress?.finish();
         process.stderr.write(`${source}:${line}: ${message}\n`);

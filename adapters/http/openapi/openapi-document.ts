@@ -61,7 +61,8 @@ export function buildOpenApiDocument(options: OpenApiOptions, paths: Record<stri
 }
 
 const scopesText =
-  'Scopes: `plants:read` lists and gets plants, `plants:write` creates and deletes them; a token without the needed scope gets 403 (`40301`).';
+  'Scopes: `plants:read` lists and gets plants, `plants:write` creates and deletes them; a token without the needed scope gets 403 (`40301`). ' +
+  'Sandboxes: every plant belongs to one sandbox and a token sees only its own (ids are unique per sandbox): a static token names it in the configuration (`sandbox=<name>`), a JWT in a configured claim (none: 403 `40302`); without either, the `default` sandbox.';
 
 function bearerScheme(acceptsJwt: boolean): JsonSchema {
   const staticTokens = 'static tokens from the server configuration (a static token without listed scopes has both)';

@@ -10,6 +10,7 @@ export const ErrorCode = {
   InvalidToken: 40102,
   InsufficientScope: 40301,
   NoSandbox: 40302,
+  SandboxFull: 40303,
   NoSuchRoute: 40400,
   PlantNotFound: 40401,
   MethodNotAllowed: 40501,

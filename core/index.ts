@@ -5,6 +5,8 @@ export * from './plant.js';
 export * from './plant-events.js';
 export * from './plant-store-error.js';
 export * from './sandbox.js';
+export * from './sandboxes/sandbox-token.js';
+export * from './sandboxes/self-service.js';
 // Named: the modules also export their schemas and quick checks, for the tests that hold
 // the two together, not for library users.
 export { parseNewPlant } from './plant-validation.js';
@@ -19,6 +21,7 @@ export type * from './ports/delivery-outbox.js';
 export type * from './ports/event-publisher.js';
 export type * from './ports/log.js';
 export type * from './ports/plant-repository.js';
+export type * from './ports/sandbox-registry.js';
 export type * from './ports/token-verifier.js';
 export type * from './ports/webhook-transport.js';
 export * from './use-cases/create-plant.js';

@@ -1,3 +1,5 @@
+import { ErrorCode } from './error-codes.js';
+import { PlantStoreError } from './plant-store-error.js';
 import type { PlantRepository } from './ports/plant-repository.js';
 
 /**
@@ -23,4 +25,9 @@ export function plantsIn(repository: PlantRepository, sandbox: string | undefine
   // The configuration refuses sandboxes on a storage without them; reaching here is a bug.
   if (repository.sandbox === undefined) throw new Error(`this storage keeps no sandboxes (asked for "${sandbox}")`);
   return repository.sandbox(sandbox);
+}
+
+/** The refusal of an add beyond a sandbox's quota (40303). */
+export function sandboxFull(maxPlants: number): PlantStoreError {
+  return new PlantStoreError(ErrorCode.SandboxFull, `the sandbox holds its maximum of ${maxPlants} plants`);
 }

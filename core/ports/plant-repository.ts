@@ -1,5 +1,6 @@
 import type { PendingDelivery } from '../outbox/pending-delivery.js';
 import type { Plant } from '../plant.js';
+import type { SandboxRegistry } from './sandbox-registry.js';
 
 /** What a page of plants is asked for: ids above `after`, any of `tags`, at most `limit`. */
 export interface PageRequest {
@@ -22,7 +23,7 @@ export interface PlantRepository {
    * all: the one addition the outbox needs from this port, since only the storage can make
    * the two one write. Storages without a DeliveryOutbox take none.
    */
-  add(plant: Plant, deliveries?: readonly PendingDelivery[]): Promise<boolean>;
+  add(plant: Plant, deliveries?: readonly PendingDelivery[], limits?: AddLimits): Promise<boolean>;
   /**
    * Optional: adds many plants, each as `add` would (taken ids, earlier ones in the same
    * list included, give false at their index), all durable when it resolves. For imports,
@@ -42,4 +43,22 @@ export interface PlantRepository {
    * A storage without it keeps only the default sandbox.
    */
   sandbox?(name: string): PlantRepository;
+  /**
+   * Optional, with `sandbox`: removes up to `limit` of this repository's plants with their
+   * outbox records (pending deliveries dropped), for a sandbox that is gone; answers how
+   * many, 0 once none is left. Bounded, so a large sandbox never stalls other requests.
+   */
+  purge?(limit: number): Promise<number>;
+  /** Optional: the self-service sandboxes, kept in this storage. */
+  readonly sandboxes?: SandboxRegistry;
+}
+
+/** What may bound an add. */
+export interface AddLimits {
+  /**
+   * The most plants the repository (a sandbox) may hold: an add beyond it throws
+   * PlantStoreError 40303, decided atomically with the add (concurrent adds at the edge
+   * store exactly this many).
+   */
+  readonly maxPlants?: number;
 }

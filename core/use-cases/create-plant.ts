@@ -15,11 +15,13 @@ export class CreatePlant {
     private readonly subscriptions: Subscriptions = NO_SUBSCRIPTIONS,
   ) {}
 
-  /** `sandbox`: whose plants it joins; the default sandbox when omitted. */
-  async execute(input: unknown, sandbox?: string): Promise<Plant> {
+  /** `sandbox`: whose plants it joins (the default sandbox when omitted); `maxPlants`: its quota, if it has one (40303). */
+  async execute(input: unknown, sandbox?: string, maxPlants?: number): Promise<Plant> {
     const plant = parseNewPlant(input);
     const event = plantCreated(plant, sandbox);
-    if (!(await plantsIn(this.plants, sandbox).add(plant, this.subscriptions.deliveriesFor(event)))) {
+    const deliveries = this.subscriptions.deliveriesFor(event);
+    const plants = plantsIn(this.plants, sandbox);
+    if (!(await (maxPlants === undefined ? plants.add(plant, deliveries) : plants.add(plant, deliveries, { maxPlants })))) {
       throw new PlantStoreError(ErrorCode.PlantExists, `a plant with id ${plant.id} already exists`);
     }
     this.events.publish(event);

@@ -16,6 +16,8 @@ export type StorageFactory = () => Promise<StorageFixture>;
 export interface StorageSupports {
   /** `repository.sandbox(name)`: plants partitioned by sandbox, ids unique per sandbox. */
   readonly sandboxes: boolean;
+  /** Self-service sandboxes: adds bounded by `maxPlants`, `purge()`, a `sandboxes` registry. */
+  readonly selfService?: boolean;
 }
 
 export function storageContract(adapterName: string, factory: StorageFactory, supports: StorageSupports): void {
@@ -271,6 +273,43 @@ export function storageContract(adapterName: string, factory: StorageFactory, su
         await repo.sandbox!('default').add(plant(4, 'four'));
         expect(await repo.findById(4)).to.deep.equal(plant(4, 'four'));
       });
+
+      if (supports.selfService) {
+        it('an add bounded by maxPlants stores at most that many, even when concurrent at the edge (40303 beyond); the id check comes first', async () => {
+          const box = repo.sandbox!('quota');
+          for (let id = 1; id <= 5; id++) expect(await box.add(plant(id, `p${id}`), [], { maxPlants: 10 })).to.equal(true);
+          const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => box.add(plant(100 + i, 'racer'), [], { maxPlants: 10 })));
+          const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+          expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value === true)).to.have.length(5);
+          expect(refused).to.have.length(35);
+          for (const reason of refused) expect(reason).to.include({ code: 40303, message: 'the sandbox holds its maximum of 10 plants' });
+          expect((await box.page({ limit: 100 })).length).to.equal(10);
+          expect(await box.add(plant(1, 'taken'), [], { maxPlants: 10 }), 'a taken id is a 409 even when full').to.equal(false);
+          expect(await box.remove(1)).to.equal(true);
+          expect(await box.add(plant(1, 'room again'), [], { maxPlants: 10 })).to.equal(true);
+          expect(await repo.sandbox!('other').add(plant(1, 'elsewhere'), [], { maxPlants: 1 }), 'each sandbox counts its own').to.equal(true);
+        });
+
+        it('purge removes a sandbox\'s plants in bounded batches and nothing else', async () => {
+          const box = repo.sandbox!('gone');
+          for (let id = 1; id <= 25; id++) await box.add(plant(id, `p${id}`, id % 2 === 0 ? 'even' : undefined));
+          await repo.sandbox!('kept').add(plant(1, 'kept'));
+          await repo.add(plant(1, 'default'));
+          let removed = 0;
+          let rounds = 0;
+          for (let n = await box.purge!(10); n > 0; n = await box.purge!(10)) {
+            expect(n).to.be.at.most(10);
+            removed += n;
+            rounds++;
+          }
+          expect([removed, rounds]).to.deep.equal([25, 3]);
+          expect(await box.page({ limit: 100 })).to.deep.equal([]);
+          expect(await box.page({ limit: 100, tags: ['even'] })).to.deep.equal([]);
+          expect(await repo.sandbox!('kept').findById(1)).to.deep.equal(plant(1, 'kept'));
+          expect(await repo.findById(1)).to.deep.equal(plant(1, 'default'));
+          expect(await repo.purge!(10), 'the default sandbox is never purged').to.equal(0);
+        });
+      }
 
       it('names at the edges of the rule, and the largest id, round-trip', async () => {
         for (const name of ['a', '0', '-', 'a'.repeat(64), 'x-1-y']) {

@@ -12,6 +12,7 @@ export const descriptionByErrorCode: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.InvalidToken]: 'the bearer token is malformed, unknown, expired or otherwise unverifiable',
   [ErrorCode.InsufficientScope]: 'the token lacks the scope the operation needs (`WWW-Authenticate` names it)',
   [ErrorCode.NoSandbox]: 'the token names no sandbox where sandboxes come from a JWT claim',
+  [ErrorCode.SandboxFull]: 'the sandbox holds its maximum number of plants',
   [ErrorCode.NoSuchRoute]: 'no such route',
   [ErrorCode.PlantNotFound]: 'no plant with that id',
   [ErrorCode.MethodNotAllowed]: 'the method is not allowed on this path (`Allow` lists the allowed ones)',

@@ -12,6 +12,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.InvalidToken]: 401,
   [ErrorCode.InsufficientScope]: 403,
   [ErrorCode.NoSandbox]: 403,
+  [ErrorCode.SandboxFull]: 403,
   [ErrorCode.NoSuchRoute]: 404,
   [ErrorCode.PlantNotFound]: 404,
   [ErrorCode.MethodNotAllowed]: 405,

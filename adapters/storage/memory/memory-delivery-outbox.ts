@@ -87,6 +87,19 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
     this.gone.add(endpoint);
   }
 
+  /** Drops up to `limit` records of the sandbox's plants (pending deliveries included); answers how many. */
+  dropSandbox(sandbox: string, limit: number): number {
+    const prefix = `${sandbox}/`;
+    let dropped = 0;
+    for (const key of this.records.keys()) {
+      if (dropped >= limit) break;
+      if (typeof key !== 'string' || !key.startsWith(prefix)) continue;
+      this.put(key, undefined);
+      dropped++;
+    }
+    return dropped;
+  }
+
   /** Keeps `scheduled` in step with the records; undefined removes the plant's record. */
   private put(key: PlantKey, record: OutboxRecord | undefined): void {
     if (record === undefined) this.records.delete(key);

@@ -1,6 +1,7 @@
 import sortedBtree from 'sorted-btree';
-import { DEFAULT_SANDBOX, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
+import { MemorySandboxRegistry } from './memory-sandbox-registry.js';
 
 // sorted-btree is CommonJS with its class on `default`.
 const BTree = sortedBtree.default;
@@ -20,6 +21,7 @@ const toPlant = (id: number, stored: StoredPlant): Plant =>
 /** What the sandboxes of one memory storage share. */
 interface SharedStorage {
   readonly outbox: MemoryDeliveryOutbox;
+  readonly registry: MemorySandboxRegistry;
   readonly sandboxes: Map<string, MemoryPlantRepository>;
 }
 
@@ -34,14 +36,17 @@ export class MemoryPlantRepository implements PlantRepository {
   private readonly byTag = new Map<string, Tree>();
   /** The deliveries recorded with the changes (lost with the process, like the plants). */
   readonly outbox: MemoryDeliveryOutbox;
+  /** The self-service sandboxes (lost with the process too). */
+  readonly sandboxes: MemorySandboxRegistry;
   private readonly shared: SharedStorage;
   /** This repository's sandbox; undefined for the default one. */
   private readonly sandboxName: string | undefined;
 
   /** A new, empty storage (its default sandbox); `within` is for its other sandboxes only. */
   constructor(within?: { readonly shared: SharedStorage; readonly name: string }) {
-    this.shared = within?.shared ?? { outbox: new MemoryDeliveryOutbox(), sandboxes: new Map() };
+    this.shared = within?.shared ?? { outbox: new MemoryDeliveryOutbox(), registry: new MemorySandboxRegistry(), sandboxes: new Map() };
     this.outbox = this.shared.outbox;
+    this.sandboxes = this.shared.registry;
     this.sandboxName = within?.name;
     if (within === undefined) this.shared.sandboxes.set(DEFAULT_SANDBOX, this);
   }
@@ -67,7 +72,9 @@ export class MemoryPlantRepository implements PlantRepository {
     return stored && toPlant(id, stored);
   }
 
-  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = [], limits?: AddLimits): Promise<boolean> {
+    // Checked and added in one synchronous step: concurrent adds at the edge cannot pass it together.
+    if (limits?.maxPlants !== undefined && this.byId.size >= limits.maxPlants && !this.byId.has(plant.id)) throw sandboxFull(limits.maxPlants);
     const stored = toStored(plant);
     if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
     if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
@@ -80,10 +87,16 @@ export class MemoryPlantRepository implements PlantRepository {
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
+    if (!this.delete(id)) return false;
+    this.outbox.record(plantKey(id, this.sandboxName), deliveries);
+    return true;
+  }
+
+  /** Removes the plant from its trees; false when there was none. */
+  private delete(id: number): boolean {
     const plant = this.byId.get(id);
     if (plant === undefined) return false;
     this.byId.delete(id);
-    this.outbox.record(plantKey(id, this.sandboxName), deliveries);
     if (plant.tag !== undefined) {
       const tree = this.byTag.get(plant.tag)!;
       tree.delete(id);
@@ -93,6 +106,18 @@ export class MemoryPlantRepository implements PlantRepository {
   }
 
   async ping(): Promise<void> {}
+
+  async purge(limit: number): Promise<number> {
+    // The default sandbox is never purged: only a named, self-service one ends.
+    if (this.sandboxName === undefined) return 0;
+    const ids: number[] = [];
+    for (const id of this.byId.keys()) {
+      if (ids.length >= limit) break;
+      ids.push(id);
+    }
+    for (const id of ids) this.delete(id);
+    return ids.length + this.outbox.dropSandbox(this.sandboxName, limit - ids.length);
+  }
 
   /** Number of plants held; for tests and benchmarks. */
   get size(): number {

@@ -1,0 +1,79 @@
+import type { Plant } from '../plant.js';
+import type { Clock } from '../ports/clock.js';
+import type { PlantRepository } from '../ports/plant-repository.js';
+import type { SandboxGrant, SandboxRegistry } from '../ports/sandbox-registry.js';
+import { plantsIn } from '../sandbox.js';
+import { newSandboxName, newSandboxToken, sandboxTokenDigest } from './sandbox-token.js';
+
+/** How self-service sandboxes behave: their quota, their idle lifetime and their first plants. */
+export interface SelfServicePolicy {
+  /** Plants a self-service sandbox may hold (40303 beyond). */
+  readonly maxPlants: number;
+  /** A sandbox expires this long after its last authenticated request. */
+  readonly ttlMs: number;
+  /** The plants a new sandbox starts with. */
+  readonly seed: readonly Plant[];
+}
+
+/** What a sign-up answers: the sandbox, its bearer token (shown once, never stored) and its expiry. */
+export interface SignedUp {
+  readonly sandbox: string;
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
+/** Plants removed per purge call: small enough that no request waits long behind one. */
+export const PURGE_BATCH = 500;
+
+/**
+ * Self-service sandboxes: signing up, ending one, and expiring idle ones. The registry keeps
+ * who holds which token; the plants live in the repository's sandbox of that name.
+ */
+export class SelfServiceSandboxes {
+  constructor(
+    private readonly plants: PlantRepository,
+    private readonly registry: SandboxRegistry,
+    private readonly clock: Clock,
+    readonly policy: SelfServicePolicy,
+  ) {}
+
+  async signUp(): Promise<SignedUp> {
+    const now = this.clock.now();
+    const token = newSandboxToken();
+    let name = newSandboxName();
+    // 80 random bits: a collision is not expected, but a taken name must never be shared.
+    while (!(await this.registry.create({ name, tokenDigest: sandboxTokenDigest(token), createdAt: now, lastUsedAt: now }))) name = newSandboxName();
+    if (this.policy.seed.length > 0) {
+      const sandbox = plantsIn(this.plants, name);
+      if (sandbox.addMany !== undefined) await sandbox.addMany(this.policy.seed);
+      else for (const plant of this.policy.seed) await sandbox.add(plant);
+    }
+    return { sandbox: name, token, expiresAt: now + this.policy.ttlMs };
+  }
+
+  /** When a sandbox last used at `lastUsedAt` expires. */
+  expiresAt(grant: Pick<SandboxGrant, 'lastUsedAt'>): number {
+    return grant.lastUsedAt + this.policy.ttlMs;
+  }
+
+  /** Ends a sandbox now: its token stops working at once, then its plants and pending deliveries go. */
+  async end(name: string): Promise<boolean> {
+    const removed = await this.registry.remove(name);
+    await this.purge(name);
+    return removed;
+  }
+
+  /** One round of expiry: forgets up to `limit` sandboxes idle past their lifetime and purges them; answers how many. */
+  async expireIdle(limit = 100): Promise<number> {
+    const idle = await this.registry.idleBefore(this.clock.now() - this.policy.ttlMs, limit);
+    for (const grant of idle) await this.end(grant.name);
+    return idle.length;
+  }
+
+  /** Removes a sandbox's plants in bounded batches, yielding between them. */
+  private async purge(name: string): Promise<void> {
+    const sandbox = plantsIn(this.plants, name);
+    if (sandbox.purge === undefined) return;
+    while ((await sandbox.purge(PURGE_BATCH)) > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -191,7 +191,7 @@ export class DiskPlantRepository implements PlantRepository {
   }
 
   /** The named sandbox's plants (the default's are this repository's); the same object for the same name while it is cached. */
-  sandbox(name: string): PlantRepository {
+  sandbox(name: string): DiskPlantRepository | DiskSandbox {
     if (name === DEFAULT_SANDBOX) return this;
     let view = this.sandboxes.get(name);
     if (view === undefined) {

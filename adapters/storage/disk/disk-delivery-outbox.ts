@@ -37,7 +37,7 @@ function storedKey(key: string): SandboxPlantKey {
 }
 
 /** Every key of one named sandbox in a database keyed `[sandbox, id]`: `[name]` is a prefix of them all, and of no other sandbox's below the end. */
-export const sandboxRange = (sandbox: string) => ({ start: [sandbox], end: [sandbox, MAX_PLANT_ID + 1] });
+const sandboxRange = (sandbox: string) => ({ start: [sandbox], end: [sandbox, MAX_PLANT_ID + 1] });
 
 /**
  * The outbox of the disk storage: a database `outbox` in the same LMDB environment, one

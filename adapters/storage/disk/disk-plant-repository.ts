@@ -244,11 +244,11 @@ export class DiskPlantRepository implements PlantRepository {
    * outbox's index of due deliveries learns of it once it is on disk, and reads the records
    * afresh if the write failed, since it may have been committed all the same.
    */
-  private async writeWithDeliveries(plantId: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
+  private async writeWithDeliveries(key: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
     try {
       return await this.write(start, () => {
         const record = recorded();
-        if (record !== undefined) this.outbox.noteDurable(plantId, record);
+        if (record !== undefined) this.outbox.noteDurable(key, record);
       });
     } catch (error) {
       this.outbox.forgetIndex();

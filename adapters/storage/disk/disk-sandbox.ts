@@ -37,9 +37,9 @@ export interface SandboxHost {
  * written as its ASCII bytes, all above 0x2c, with no escape, so `name 0x00` begins this
  * sandbox's keys and no other's: a longer name sharing the prefix has a byte above 0 there.
  * Within the sandbox every key has that same prefix and a fixed-length id, so the order is
- * the ids'. The tag index adds the tag between: a tag is written with its control bytes
- * escaped (as the default's index does), so within one sandbox `[name, tag]` is a prefix of
- * that tag's keys alone. Each range is one cursor seek and `limit` steps: O(limit + log N).
+ * the ids'. The tag index puts the tag between, so behind a sandbox's prefix its tags are
+ * ordered as the default's index (`[tag, id]`) orders them. Each range is one cursor seek
+ * and at most `limit` steps: O(limit + log N), whatever the other sandboxes hold.
  */
 export class DiskSandbox implements PlantRepository {
   /** The deliveries recorded with the changes: the environment's one outbox. */

@@ -3,6 +3,7 @@ import type { Collection } from 'mongodb';
 import { withDeliveries } from '../../core/index.js';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
+import type { DiskSandbox } from '../../adapters/storage/disk/disk-sandbox.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import type { EndpointDocument, LeaseDocument } from '../../adapters/storage/mongo/mongo-delivery-outbox.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
@@ -18,7 +19,7 @@ import { explore, gated, scenarios, type Gate, type ServerStorage, type StorageM
 // after a drain, a deletion never before its creation (per plant and endpoint), nothing of a
 // refused change; nothing is left stranded. MongoDB's runs also check the stored documents.
 
-const RUNS = { mongodb: 4_000, memory: 2_000, disk: 300 };
+const RUNS = { mongodb: 4_000, memory: 2_000, disk: 300, 'disk, a named sandbox': 300 };
 const REPOSITORY_METHODS = ['add', 'remove', 'findById'] as const;
 const OUTBOX_METHODS = ['claim', 'settle', 'state', 'retryFailed', 'goneEndpoints', 'markGone'] as const;
 
@@ -30,7 +31,7 @@ function property(make: StorageMaker) {
 }
 
 /** A server's view of a storage in this process: each call a task of the scheduler. */
-function inProcess(repository: MemoryPlantRepository | DiskPlantRepository, gate: Gate): ServerStorage {
+function inProcess(repository: MemoryPlantRepository | DiskPlantRepository | DiskSandbox, gate: Gate): ServerStorage {
   const outbox = gated(repository.outbox, gate, OUTBOX_METHODS);
   return Object.assign(gated(repository, gate, REPOSITORY_METHODS), { outbox }) as ServerStorage;
 }
@@ -79,9 +80,29 @@ const disk: StorageMaker = async (gate) => {
   };
 };
 
+/**
+ * Disk with both servers in one named sandbox, whose plants the outbox keys apart from the
+ * default's (`<sandbox>/<id>` in its due index and claims); the default sandbox holds the
+ * same ids meanwhile, without deliveries, so reading or refusing across sandboxes shows.
+ */
+const diskSandbox: StorageMaker = async (gate) => {
+  const dataDir = tempDir('plant-store-simulation-');
+  const repository = DiskPlantRepository.open(dataDir.path);
+  await repository.addMany([1, 2, 3].map((id) => ({ id, name: `default ${id}` })));
+  const garden = repository.sandbox('garden');
+  return {
+    servers: [inProcess(garden, gate), inProcess(garden, gate)],
+    callTimeoutMs: repository.outbox.callTimeoutMs,
+    close: async () => {
+      await repository.close();
+      dataDir.remove();
+    },
+  };
+};
+
 describe('webhook outbox: explored interleavings of two servers, two workers, a receiver and a clock', function () {
   this.timeout(120_000);
-  for (const [name, make] of [['mongodb', mongodb], ['memory', memory], ['disk', disk]] as const) {
+  for (const [name, make] of [['mongodb', mongodb], ['memory', memory], ['disk', disk], ['disk, a named sandbox', diskSandbox]] as const) {
     it(`${name}: ${RUNS[name]} schedules keep every invariant`, async () => {
       const started = performance.now();
       await fc.assert(property(make), { numRuns: RUNS[name] });

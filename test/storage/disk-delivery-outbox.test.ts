@@ -23,7 +23,7 @@ outboxContract(
     };
   },
   // The directory's lock keeps a second process out.
-  { severalProcesses: false, durable: true, sandboxes: false },
+  { severalProcesses: false, durable: true, sandboxes: true },
 );
 
 // What only the disk outbox does: claims are kept in memory, and read an in-memory index of

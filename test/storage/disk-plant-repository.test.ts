@@ -12,4 +12,4 @@ storageContract('disk', async () => {
       directory.remove();
     },
   };
-}, { sandboxes: false });
+}, { sandboxes: true });

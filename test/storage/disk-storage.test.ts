@@ -4,8 +4,9 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
-import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
-import { ErrorCode } from '../../core/index.js';
+import { open as openLmdb } from 'lmdb';
+import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
+import { ErrorCode, MAX_PLANT_ID, type Plant, type PlantRepository } from '../../core/index.js';
 import { expectStoreError } from '../support/expect-error.js';
 import { projectRoot } from '../support/project-root.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
@@ -114,6 +115,88 @@ describe('disk storage specifics', () => {
       expect(page.map((plant) => plant.id), JSON.stringify(tag)).to.deep.equal(byTag.get(tag));
       expect(page.every((plant) => plant.tag === tag)).to.equal(true);
     }
+  });
+
+  describe('sandboxes: each range holds one sandbox only, in id order', () => {
+    // Names that are prefixes of one another or differ in their last byte, at both ends of
+    // the rule's length, with the same ids in each (and in the default) so their keys
+    // interleave as closely as they can; ids where the numbers' encoding changes length or
+    // exponent, up to the largest; tags that are prefixes of one another or hold control
+    // characters (which ordered-binary escapes).
+    const names = ['a', 'a-b', 'a0', 'ab', 'b', '0', '-', '--', 'a'.repeat(63), 'a'.repeat(64), 'z'.repeat(64)];
+    const ids = [1, 2, 3, 15, 16, 17, 255, 256, 65_535, 65_536, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 52, MAX_PLANT_ID - 1, MAX_PLANT_ID];
+    const tags = ['a', 'a\u0000', 'a\u0001b', 'ab', '\u0000', '\u0004', 'b', undefined];
+    const plantsOf = (sandbox: string): Plant[] =>
+      ids.map((id, i) => {
+        const tag = tags[i % tags.length];
+        return tag === undefined ? { id, name: `${sandbox} ${id}` } : { id, name: `${sandbox} ${id}`, tag };
+      });
+    const walk = async (repository: PlantRepository, request: { tags?: string[] }) => {
+      const seen: Plant[] = [];
+      for (let after = 0; ; ) {
+        const page = await repository.page({ ...request, limit: 4, after });
+        if (page.length === 0) return seen;
+        seen.push(...page);
+        after = page[page.length - 1]!.id;
+      }
+    };
+
+    it('pages, tag filters and cursors of the default and of every named sandbox find exactly their own plants', async () => {
+      const repository = openRepository();
+      const all = ['default', ...names];
+      for (const [k, sandbox] of all.entries()) {
+        // Half by addMany, half by add, in an order of their own.
+        const plants = plantsOf(sandbox);
+        const box = repository.sandbox(sandbox);
+        expect(await box.addMany!(plants.filter((_, i) => (i + k) % 2 === 0))).to.satisfy((added: boolean[]) => added.every(Boolean));
+        for (const plant of plants.filter((_, i) => (i + k) % 2 === 1).reverse()) expect(await box.add(plant)).to.equal(true);
+      }
+      for (const sandbox of all) {
+        const box = repository.sandbox(sandbox);
+        const mine = plantsOf(sandbox);
+        expect(await box.page({ limit: 1000 }), sandbox).to.deep.equal(mine);
+        expect(await walk(box, {}), sandbox).to.deep.equal(mine);
+        expect(await box.page({ limit: 10, after: MAX_PLANT_ID - 1 }), sandbox).to.deep.equal([mine[mine.length - 1]]);
+        expect(await box.page({ limit: 10, after: MAX_PLANT_ID }), sandbox).to.deep.equal([]);
+        for (const tag of tags) {
+          if (tag === undefined) continue;
+          const tagged = mine.filter((plant) => plant.tag === tag);
+          expect(await box.page({ limit: 1000, tags: [tag] }), `${sandbox} ${JSON.stringify(tag)}`).to.deep.equal(tagged);
+          expect(await walk(box, { tags: [tag] }), `${sandbox} ${JSON.stringify(tag)}`).to.deep.equal(tagged);
+        }
+        expect(await walk(box, { tags: ['a', 'a\u0000', 'b'] }), sandbox).to.deep.equal(mine.filter((plant) => ['a', 'a\u0000', 'b'].includes(plant.tag!)));
+        for (const id of ids) expect(await box.findById(id), `${sandbox} ${id}`).to.deep.equal(mine.find((plant) => plant.id === id));
+      }
+      // Removing from one sandbox leaves the same id in every other.
+      expect(await repository.sandbox('a').remove(1)).to.equal(true);
+      expect(await repository.sandbox('a').findById(1)).to.equal(undefined);
+      for (const sandbox of all.filter((name) => name !== 'a')) expect(await repository.sandbox(sandbox).findById(1), sandbox).to.deep.include({ id: 1 });
+      expect(await repository.sandbox('a').page({ limit: 1000, tags: ['a'] })).to.deep.equal(plantsOf('a').filter((plant) => plant.id !== 1 && plant.tag === 'a'));
+    });
+
+    it("the default sandbox's databases hold its own keys only: named sandboxes write none there", async () => {
+      const repository = openRepository();
+      await repository.addMany!(plantsOf('default'));
+      for (const name of names) await repository.sandbox(name).addMany!(plantsOf(name));
+      await repository.close();
+      const root = openLmdb({ path: join(directory, DATABASE_FILE_NAME), readOnly: true });
+      try {
+        const plantKeys = [...root.openDB({ name: 'plants' }).getKeys()];
+        expect(plantKeys.filter((key) => typeof key !== 'symbol'), 'ids, and the shared structures').to.deep.equal(ids);
+        const tagKeys = [...root.openDB({ name: 'plants-by-tag' }).getKeys()] as unknown as [string, number][];
+        expect(tagKeys.every((key) => key.length === 2 && typeof key[1] === 'number')).to.equal(true);
+        expect(tagKeys).to.have.length(plantsOf('default').filter((plant) => plant.tag !== undefined).length);
+      } finally {
+        await root.close();
+      }
+    });
+
+    it('sandbox() answers the repository itself for "default", the same view for the same name, and refuses names outside the rule', () => {
+      const repository = openRepository();
+      expect(repository.sandbox('default')).to.equal(repository);
+      expect(repository.sandbox('garden')).to.equal(repository.sandbox('garden'));
+      for (const name of ['', 'A', 'a/b', 'a b', 'a'.repeat(65), '\u0000', 'é']) expect(() => repository.sandbox(name), JSON.stringify(name)).to.throw(RangeError, /sandbox name/);
+    });
   });
 
   it('after close, every call fails as storage unavailable (50301), never with the engine error', async () => {

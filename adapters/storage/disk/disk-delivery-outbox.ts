@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import {
+  DEFAULT_SANDBOX,
   isClaimable,
+  MAX_PLANT_ID,
   nextDeliveries,
   retried,
   settled,
@@ -17,13 +19,37 @@ import {
 import { toStoreError } from '../storage-unavailable.js';
 import { reading, writing } from './disk-errors.js';
 
+/** A named sandbox's plant in its databases: its sandbox, then its id (ordered-binary orders them so). */
+export type SandboxPlantKey = [sandbox: string, id: number];
+
+/**
+ * A plant in the outbox's in-memory maps (due times, claims): its id in the default
+ * sandbox, as before sandboxes, and `<sandbox>/<id>` in a named one.
+ */
+export type PlantKey = number | string;
+
+export const namedPlantKey = (sandbox: string, id: number): string => `${sandbox}/${id}`;
+
+/** The database key of a named sandbox's plant from its in-memory key (the id follows the last `/`). */
+function storedKey(key: string): SandboxPlantKey {
+  const slash = key.lastIndexOf('/');
+  return [key.slice(0, slash), Number(key.slice(slash + 1))];
+}
+
+/** Every key of one named sandbox in a database keyed `[sandbox, id]`: `[name]` is a prefix of them all, and of no other sandbox's below the end. */
+const sandboxRange = (sandbox: string) => ({ start: [sandbox], end: [sandbox, MAX_PLANT_ID + 1] });
+
 /**
  * The outbox of the disk storage: a database `outbox` in the same LMDB environment, one
- * record per plant with deliveries, keyed by plant id. `recordIn` runs inside the plant's
- * own write transaction, so a change and its deliveries are one commit and one sync.
+ * record per plant with deliveries, keyed by plant id; the named sandboxes' records are in
+ * `sandbox-outbox`, keyed `[sandbox, id]`, so the default's are stored as before sandboxes.
+ * `recordIn` runs inside the plant's own write transaction, so a change and its deliveries
+ * are one commit and one sync.
  */
 export class DiskDeliveryOutbox implements DeliveryOutbox {
   private readonly records: Database<OutboxRecord, number>;
+  /** Absent only in a read-only environment written before sandboxes: none has records then. */
+  private readonly sandboxRecords: Database<OutboxRecord, SandboxPlantKey> | undefined;
   /** Endpoints that answered 410 Gone, by URL: when (ms since the epoch). */
   private readonly endpoints: Database<number, string>;
   /**
@@ -31,7 +57,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
    * works on it, and a claim cannot outlive the process that made it. So claiming writes
    * nothing (no commit, no sync), and after a crash every delivery is claimable at once.
    */
-  private readonly claims = new Map<number, { readonly lease: string; readonly until: number }>();
+  private readonly claims = new Map<PlantKey, { readonly lease: string; readonly until: number }>();
   /**
    * When each record is next due, by plant, kept in memory so that a claim reads only the
    * records that are due: reading every record (as a claim did) took 230 ms at 100,000
@@ -42,7 +68,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
    * a claim checks the record itself. Built by one scan at the first claim, and again after
    * a failed write (whose records may not be what the index says).
    */
-  private due: Map<number, number> | undefined;
+  private due: Map<PlantKey, number> | undefined;
 
   constructor(
     private readonly root: RootDatabase,
@@ -52,6 +78,8 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   ) {
     this.records = root.openDB<OutboxRecord, number>({ name: 'outbox' });
     this.endpoints = root.openDB<number, string>({ name: 'gone-endpoints' });
+    // A read-only open answers undefined for a database the directory does not hold.
+    this.sandboxRecords = root.openDB<OutboxRecord, SandboxPlantKey>({ name: 'sandbox-outbox' }) as typeof this.sandboxRecords;
   }
 
   /**
@@ -65,9 +93,19 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     return record;
   }
 
+  /** `recordIn` for a named sandbox's plant; its in-memory key is `namedPlantKey(sandbox, plantId)`. */
+  recordInSandbox(sandbox: string, plantId: number, deliveries: readonly PendingDelivery[]): OutboxRecord | undefined {
+    if (deliveries.length === 0) return undefined;
+    const records = this.sandboxRecords ?? readOnly();
+    const key: SandboxPlantKey = [sandbox, plantId];
+    const record = withDeliveries(records.get(key), deliveries)!;
+    void records.put(key, record);
+    return record;
+  }
+
   /** A record written by a change is on disk: claims may take it from now on. */
-  noteDurable(plantId: number, record: OutboxRecord): void {
-    this.noteDue(plantId, record);
+  noteDurable(key: PlantKey, record: OutboxRecord): void {
+    this.noteDue(key, record);
   }
 
   /** A change's write failed, perhaps after its commit: the next claim reads the records afresh. */
@@ -85,7 +123,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
         if (dueAt > now) continue;
         // Held by a claim still running (a lapsed one is free to take).
         if ((this.claims.get(key)?.until ?? -Infinity) >= now) continue;
-        const value = this.records.get(key);
+        const value = this.recordAt(key);
         if (value === undefined) {
           due.delete(key);
           continue;
@@ -96,41 +134,58 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
         }
         const lease = randomUUID();
         this.claims.set(key, { lease, until: now + leaseMs });
-        claims.push({ plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
+        if (typeof key === 'number') claims.push({ plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
+        else {
+          const [sandbox, plantId] = storedKey(key);
+          claims.push({ plantId, sandbox, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
+        }
       }
       return claims;
     });
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
-    if (this.claims.get(claim.plantId)?.lease !== claim.lease) return false;
+    const key: PlantKey = claim.sandbox === undefined ? claim.plantId : namedPlantKey(claim.sandbox, claim.plantId);
+    if (this.claims.get(key)?.lease !== claim.lease) return false;
     try {
-      const notes: [number, OutboxRecord | undefined][] = [];
+      const notes: [PlantKey, OutboxRecord | undefined][] = [];
       return await this.transaction(notes, () => {
-        const record = this.records.get(claim.plantId);
+        const record = this.recordAt(key);
         if (record === undefined) return false;
         const next = settled(record, outcomes);
-        if (next === undefined) void this.records.remove(claim.plantId);
-        else void this.records.put(claim.plantId, next);
-        notes.push([claim.plantId, next]);
+        if (typeof key === 'number') {
+          if (next === undefined) void this.records.remove(key);
+          else void this.records.put(key, next);
+        } else {
+          const stored = storedKey(key);
+          if (next === undefined) void this.sandboxRecords!.remove(stored);
+          else void this.sandboxRecords!.put(stored, next);
+        }
+        notes.push([key, next]);
         return true;
       });
     } finally {
       // Held until the outcome is on disk: a claim before that would read the record as it
       // was and send the same deliveries again.
-      if (this.claims.get(claim.plantId)?.lease === claim.lease) this.claims.delete(claim.plantId);
+      if (this.claims.get(key)?.lease === claim.lease) this.claims.delete(key);
     }
   }
 
   async state(sandbox?: string): Promise<DeliveryState> {
     return reading(() => {
       if (this.isClosed()) throw new Error('the disk storage is closed');
-      return stateOf([...this.records.getRange()].map(({ value }) => value), sandbox);
+      const values: OutboxRecord[] = [];
+      // Each sandbox's records are apart: a named sandbox's state reads its own range only.
+      if (sandbox === undefined || sandbox === DEFAULT_SANDBOX) for (const { value } of this.records.getRange()) values.push(value);
+      if (sandbox !== DEFAULT_SANDBOX && this.sandboxRecords !== undefined) {
+        for (const { value } of this.sandboxRecords.getRange(sandbox === undefined ? {} : sandboxRange(sandbox))) values.push(value);
+      }
+      return stateOf(values, sandbox);
     });
   }
 
   retryFailed(now: number): Promise<number> {
-    const notes: [number, OutboxRecord][] = [];
+    const notes: [PlantKey, OutboxRecord][] = [];
     return this.transaction(notes, () => {
       for (const endpoint of this.endpoints.getKeys()) void this.endpoints.remove(endpoint);
       let total = 0;
@@ -139,6 +194,14 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
         if (count > 0) {
           void this.records.put(key, record);
           notes.push([key, record]);
+        }
+        total += count;
+      }
+      for (const { key, value } of this.sandboxRecords?.getRange() ?? []) {
+        const { record, count } = retried(value, now);
+        if (count > 0) {
+          void this.sandboxRecords!.put(key, record);
+          notes.push([namedPlantKey(key[0], key[1]), record]);
         }
         total += count;
       }
@@ -158,13 +221,13 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   }
 
   /** A write of the outbox's own; `notes` (filled by `work`) reach the index once it is on disk. */
-  private async transaction<T>(notes: readonly [number, OutboxRecord | undefined][], work: () => T): Promise<T> {
+  private async transaction<T>(notes: readonly [PlantKey, OutboxRecord | undefined][], work: () => T): Promise<T> {
     if (this.isClosed()) throw toStoreError(new Error('the disk storage is closed'));
     try {
       return await writing(this.callTimeoutMs, async () => {
         const result = await this.root.transaction(work);
         await this.root.flushed;
-        for (const [plantId, record] of notes) this.noteDue(plantId, record);
+        for (const [key, record] of notes) this.noteDue(key, record);
         return result;
       });
     } catch (error) {
@@ -175,15 +238,26 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   }
 
   /** The index entry for a record as just written (or read): its due time, or none. */
-  private noteDue(plantId: number, record: OutboxRecord | undefined): void {
+  private noteDue(key: PlantKey, record: OutboxRecord | undefined): void {
     if (this.due === undefined) return;
-    if (record?.dueAt === undefined) this.due.delete(plantId);
-    else this.due.set(plantId, record.dueAt);
+    if (record?.dueAt === undefined) this.due.delete(key);
+    else this.due.set(key, record.dueAt);
   }
 
-  private scanDue(): Map<number, number> {
-    const due = new Map<number, number>();
+  /** The record of a plant of any sandbox, by its in-memory key. */
+  private recordAt(key: PlantKey): OutboxRecord | undefined {
+    return typeof key === 'number' ? this.records.get(key) : this.sandboxRecords?.get(storedKey(key));
+  }
+
+  private scanDue(): Map<PlantKey, number> {
+    const due = new Map<PlantKey, number>();
     for (const { key, value } of this.records.getRange()) if (value.dueAt !== undefined) due.set(key, value.dueAt);
+    for (const { key, value } of this.sandboxRecords?.getRange() ?? []) if (value.dueAt !== undefined) due.set(namedPlantKey(key[0], key[1]), value.dueAt);
     return due;
   }
+}
+
+/** A write of a named sandbox's into an environment opened read-only. */
+function readOnly(): never {
+  throw new Error('the disk storage is open for reading only');
 }

@@ -1,19 +1,25 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { MAX_PLANT_ID, type OutboxRecord, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
-import { DiskDeliveryOutbox } from './disk-delivery-outbox.js';
+import {
+  DEFAULT_SANDBOX,
+  MAX_PLANT_ID,
+  sandboxNameProblem,
+  type OutboxRecord,
+  type PageRequest,
+  type PendingDelivery,
+  type Plant,
+  type PlantRepository,
+} from '../../../core/index.js';
+import { DiskDeliveryOutbox, type PlantKey } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { prepareDataDir } from './data-dir.js';
 import { reading, writing } from './disk-errors.js';
+import { DiskSandbox, type SandboxHost, type SandboxPlantKey, type SandboxTagKey } from './disk-sandbox.js';
 import { mergeById } from './merge-by-id.js';
+import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 
-/** What is kept of a plant: its id is the key it is stored under. */
-interface StoredPlant {
-  readonly name: string;
-  readonly tag?: string;
-}
 type TagKey = [tag: string, id: number];
 
 export interface DiskPlantRepositoryOptions {
@@ -29,14 +35,18 @@ export interface DiskPlantRepositoryOptions {
 /** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
 export const DATABASE_FILE_NAME = 'plants.lmdb';
 
-const toStored = (plant: Plant): StoredPlant => (plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag });
-const toPlant = (id: number, stored: StoredPlant): Plant =>
-  stored.tag === undefined || stored.tag === null ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
+/** Sandbox views kept for reuse; past this many the oldest is dropped (a view is cheap to make again). */
+const CACHED_SANDBOXES = 10_000;
 
 /**
  * Plants in an LMDB environment in a data directory of their own: one B+ tree keyed by id
  * (`plants`, values `{ name, tag? }`), and a tag index keyed by `[tag, id]` whose value is
  * the name, so a page — filtered or not — is range reads only, O(limit + log N).
+ *
+ * Sandboxes: this repository holds the default sandbox's plants, in exactly the databases
+ * and keys written before sandboxes existed; the named sandboxes' are in three databases
+ * of their own whatever their number (see DiskSandbox), so the default's reads and writes
+ * are what they were and none of its ranges can meet another sandbox's key.
  *
  * Durability: a create or delete is acknowledged only once its transaction is flushed to
  * disk (fsync). LMDB commits every write queued in one event turn as one transaction, so
@@ -69,6 +79,11 @@ export class DiskPlantRepository implements PlantRepository {
 
   private readonly plants: Database<StoredPlant, number>;
   private readonly byTag: Database<string, TagKey>;
+  /** The named sandboxes' plants and tag index; absent only in a read-only open of a directory written before sandboxes. */
+  private readonly sandboxPlants: Database<StoredPlant, SandboxPlantKey> | undefined;
+  private readonly sandboxByTag: Database<string, SandboxTagKey> | undefined;
+  private readonly sandboxes = new Map<string, DiskSandbox>();
+  private host: SandboxHost | undefined;
   private closed = false;
   /** The deliveries recorded with the changes, in the same environment. */
   readonly outbox: DiskDeliveryOutbox;
@@ -85,6 +100,11 @@ export class DiskPlantRepository implements PlantRepository {
     // about twice as fast, which is most of what a page costs (see docs/benchmarks.md).
     this.plants = root.openDB<StoredPlant, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
     this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
+    // A read-only open answers undefined for a database the directory does not hold.
+    this.sandboxPlants = root.openDB<StoredPlant, SandboxPlantKey>({ name: 'sandbox-plants', sharedStructuresKey: Symbol.for('structures') }) as
+      | Database<StoredPlant, SandboxPlantKey>
+      | undefined;
+    this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: 'sandbox-plants-by-tag' }) as Database<string, SandboxTagKey> | undefined;
     this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);
     this.description = `disk ${directory}`;
   }
@@ -170,6 +190,20 @@ export class DiskPlantRepository implements PlantRepository {
     this.read(() => this.plants.getKeysCount({ limit: 1 }));
   }
 
+  /** The named sandbox's plants (the default's are this repository's); the same object for the same name while it is cached. */
+  sandbox(name: string): DiskPlantRepository | DiskSandbox {
+    if (name === DEFAULT_SANDBOX) return this;
+    let view = this.sandboxes.get(name);
+    if (view === undefined) {
+      // Its keys are ordered apart from every other sandbox's only for names of the rule.
+      const problem = sandboxNameProblem(name);
+      if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
+      if (this.sandboxes.size >= CACHED_SANDBOXES) this.sandboxes.delete(this.sandboxes.keys().next().value!);
+      this.sandboxes.set(name, (view = new DiskSandbox((this.host ??= this.sandboxHost()), name)));
+    }
+    return view;
+  }
+
   /** Closes the environment and releases the directory's lock. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -210,15 +244,29 @@ export class DiskPlantRepository implements PlantRepository {
    * outbox's index of due deliveries learns of it once it is on disk, and reads the records
    * afresh if the write failed, since it may have been committed all the same.
    */
-  private async writeWithDeliveries(plantId: number, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
+  private async writeWithDeliveries(key: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
     try {
       return await this.write(start, () => {
         const record = recorded();
-        if (record !== undefined) this.outbox.noteDurable(plantId, record);
+        if (record !== undefined) this.outbox.noteDurable(key, record);
       });
     } catch (error) {
       this.outbox.forgetIndex();
       throw error;
     }
+  }
+
+  /** What the named sandboxes' views share with this repository. */
+  private sandboxHost(): SandboxHost {
+    return {
+      root: this.root,
+      plants: this.sandboxPlants,
+      byTag: this.sandboxByTag,
+      outbox: this.outbox,
+      read: (read) => this.read(read),
+      write: (start) => this.write(start),
+      writeWithDeliveries: (key, recorded, start) => this.writeWithDeliveries(key, recorded, start),
+      ping: () => this.ping(),
+    };
   }
 }

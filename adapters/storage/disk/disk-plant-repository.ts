@@ -82,7 +82,7 @@ export class DiskPlantRepository implements PlantRepository {
   /** The named sandboxes' plants and tag index; absent only in a read-only open of a directory written before sandboxes. */
   private readonly sandboxPlants: Database<StoredPlant, SandboxPlantKey> | undefined;
   private readonly sandboxByTag: Database<string, SandboxTagKey> | undefined;
-  private readonly sandboxes = new Map<string, DiskSandbox>();
+  private readonly sandboxViews = new Map<string, DiskSandbox>();
   private host: SandboxHost | undefined;
   private closed = false;
   /** The deliveries recorded with the changes, in the same environment. */
@@ -193,13 +193,13 @@ export class DiskPlantRepository implements PlantRepository {
   /** The named sandbox's plants (the default's are this repository's); the same object for the same name while it is cached. */
   sandbox(name: string): DiskPlantRepository | DiskSandbox {
     if (name === DEFAULT_SANDBOX) return this;
-    let view = this.sandboxes.get(name);
+    let view = this.sandboxViews.get(name);
     if (view === undefined) {
       // Its keys are ordered apart from every other sandbox's only for names of the rule.
       const problem = sandboxNameProblem(name);
       if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
-      if (this.sandboxes.size >= CACHED_SANDBOXES) this.sandboxes.delete(this.sandboxes.keys().next().value!);
-      this.sandboxes.set(name, (view = new DiskSandbox((this.host ??= this.sandboxHost()), name)));
+      if (this.sandboxViews.size >= CACHED_SANDBOXES) this.sandboxViews.delete(this.sandboxViews.keys().next().value!);
+      this.sandboxViews.set(name, (view = new DiskSandbox((this.host ??= this.sandboxHost()), name)));
     }
     return view;
   }

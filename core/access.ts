@@ -24,6 +24,8 @@ export interface Principal {
    * should name one and does not (a JWT without the configured sandbox claim): 403 40302.
    */
   readonly sandbox?: string | null;
+  /** The most plants the holder's sandbox may hold (self-service sandboxes); none when absent. */
+  readonly maxPlants?: number;
 }
 
 /** The holder's sandbox; throws 40302 when the token should name one and does not. */
@@ -33,7 +35,7 @@ export function sandboxOf(principal: Principal): string | undefined {
 }
 
 /** The plant operations, and reading or retrying the webhook deliveries (operators). */
-export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant' | 'readDeliveries' | 'retryDeliveries';
+export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant' | 'readDeliveries' | 'retryDeliveries' | 'endSandbox';
 
 const scopeByOperation: Readonly<Record<PlantOperation, Scope>> = {
   listPlants: Scope.Read,
@@ -42,6 +44,7 @@ const scopeByOperation: Readonly<Record<PlantOperation, Scope>> = {
   deletePlant: Scope.Write,
   readDeliveries: Scope.Read,
   retryDeliveries: Scope.Write,
+  endSandbox: Scope.Write,
 };
 
 /** The scope an operation needs. */

@@ -2,6 +2,7 @@ import { string } from 'yup';
 import { accessOptionsFrom, accessSettings } from './access-settings.js';
 import { httpOptionsFrom, httpSettings } from './http-settings.js';
 import { setting, type Setting } from './setting.js';
+import { sandboxOptionsFrom, sandboxSettings } from './sandbox-settings.js';
 import { storageOptionFrom, storageSettings } from './storage-settings.js';
 import { webhookOptionsFrom, webhookSettings } from './webhook-settings.js';
 
@@ -25,11 +26,12 @@ export const settingGroups = {
   access: { rows: accessSettings, build: accessOptionsFrom },
   storage: { rows: storageSettings, build: storageOptionFrom },
   webhooks: { rows: webhookSettings, build: webhookOptionsFrom },
+  sandboxes: { rows: sandboxSettings, build: sandboxOptionsFrom },
   log: { rows: logSettings, build: (v: { logLevel: LogLevel }) => ({ value: { level: v.logLevel } }) },
 };
 
 /** Every row, in table order, by name. */
-export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...logSettings };
+export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...sandboxSettings, ...logSettings };
 export type SettingName = keyof typeof settings;
 
 /** Every row, for `--help` and the flag parser. */

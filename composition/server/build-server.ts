@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { DEFAULT_SANDBOX, type Log, type TokenVerifier } from '../../core/index.js';
+import { DEFAULT_SANDBOX, type Clock, type Log, type TokenVerifier } from '../../core/index.js';
+import { FirstVerdictVerifier } from '../../adapters/auth/first-verdict-verifier.js';
+import { selfServiceOverHttp } from './self-service-http.js';
 import { ConfigError } from '../config/config-error.js';
 import { labelOf } from '../config/setting.js';
 import { settings } from '../config/settings.js';
@@ -42,15 +44,18 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
     namesSandboxes ||= tokens.some((token) => token.sandbox !== undefined && token.sandbox !== DEFAULT_SANDBOX);
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
-  const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks });
+  const configured = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
+  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks, sandboxes: config.sandboxes });
+  // Self-service tokens are asked of the storage last: the configured ones answer first (and cheaper).
+  const selfService = store.selfService && selfServiceOverHttp(store.selfService, container.resolve<Clock>(InjectionTokens.Clock), log);
+  const tokenVerifier = selfService === undefined ? configured : new FirstVerdictVerifier([configured, selfService.verifier]);
   if (namesSandboxes && !store.keepsSandboxes) {
     await store.close();
     throw new ConfigError(`tokens name sandboxes (sandbox= or ${labelOf(settings.jwtSandboxClaim)}), but the ${store.storageDescription} storage keeps none`);
   }
   let server: RunningServer;
   try {
-    server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined });
+    server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined, selfService: selfService?.http });
   } catch (error) {
     await store.close();
     throw error;

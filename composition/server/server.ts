@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX, type TokenVerifier } from '../../core/index.js';
 import type { JwtSettings } from '../../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
 import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
+import type { SelfServiceHttp } from '../../adapters/http/app/http-module.js';
 import { createNodeServer } from '../../adapters/http/server/node-server.js';
 import type { HttpLog } from '../../adapters/http/app/http-log.js';
 import { packageVersion } from '../package-version.js';
@@ -43,7 +44,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 /** Serves a store over HTTP, its tokens checked by `tokenVerifier`. */
-export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, given: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
+export async function serveStore(
+  store: PlantStore,
+  tokenVerifier: TokenVerifier,
+  given: HttpSettings & { readonly acceptsJwt?: boolean; readonly selfService?: SelfServiceHttp | undefined },
+): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
   const app = createHttpApp({
     settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },
@@ -53,6 +58,7 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     acceptsJwt: settings.acceptsJwt ?? false,
     version: packageVersion,
     checkStorage: () => store.ping(),
+    selfService: settings.selfService,
     webhookDeliveries: store.hasWebhooks ? { state: (sandbox) => store.deliveryState(sandbox ?? DEFAULT_SANDBOX), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {

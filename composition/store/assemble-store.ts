@@ -10,11 +10,15 @@ import { PlantStore } from './plant-store.js';
 import { openStorage, type StorageOpener, type StorageOption } from './storage.js';
 import { webhookDeliveryFor, type TransportFactory, type WebhookDelivery } from './webhook-delivery.js';
 import type { WebhookOptions } from './webhook-options.js';
+import type { SandboxOptions } from '../config/sandbox-settings.js';
+import { selfServiceFor, type SelfService } from './self-service.js';
 
 /** What a store is made of beyond its ports: the options a caller or a configuration gives. */
 export interface StoreRecipe {
   readonly storage?: StorageOption | undefined;
   readonly webhooks?: WebhookOptions | undefined;
+  /** Self-service sandboxes (sign-up, quota, expiry); none when absent. */
+  readonly sandboxes?: SandboxOptions | undefined;
   readonly onListenerError?: ListenerErrorReporter | undefined;
 }
 
@@ -44,15 +48,14 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
   registerStorePorts(container, recipe.storage);
   const log = container.resolve<Log>(InjectionTokens.Log);
   const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
+  const clock = container.resolve<Clock>(InjectionTokens.Clock);
   let webhooks: WebhookDelivery | undefined;
+  let selfService: SelfService | undefined;
   try {
     webhooks =
       recipe.webhooks &&
-      webhookDeliveryFor(recipe.webhooks, storage, {
-        log,
-        clock: container.resolve<Clock>(InjectionTokens.Clock),
-        transport: container.resolve<TransportFactory>(InjectionTokens.WebhookTransport),
-      });
+      webhookDeliveryFor(recipe.webhooks, storage, { log, clock, transport: container.resolve<TransportFactory>(InjectionTokens.WebhookTransport) });
+    selfService = recipe.sandboxes && (await selfServiceFor(recipe.sandboxes, storage.repository, clock, log));
   } catch (error) {
     await storage.close();
     throw error;
@@ -72,5 +75,5 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
     events.subscribe(() => worker.wake());
     worker.start();
   }
-  return new PlantStore({ storage, events, useCases, webhooks });
+  return new PlantStore({ storage, events, useCases, webhooks, selfService });
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_SANDBOX, sandboxNameProblem, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
 import { ConfigError } from '../config/config-error.js';
 import { PlantSandbox } from './plant-sandbox.js';
+import type { SelfService } from './self-service.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 import type { OpenStorage } from './storage.js';
@@ -11,6 +12,7 @@ export interface StoreParts {
   readonly events: InProcessEventBus;
   readonly useCases: PlantUseCases;
   readonly webhooks?: WebhookDelivery | undefined;
+  readonly selfService?: SelfService | undefined;
 }
 
 /**
@@ -23,10 +25,12 @@ export class PlantStore {
   private readonly storage: OpenStorage;
   private readonly events: InProcessEventBus;
   private readonly webhooks: WebhookDelivery | undefined;
+  /** Self-service sandboxes (sign-up, ending, expiry), when configured; for serving them over HTTP. */
+  readonly selfService: SelfService | undefined;
 
   /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
   constructor(parts: StoreParts) {
-    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks } = parts);
+    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService } = parts);
   }
 
   /** Whether the storage keeps sandboxes (memory, disk and MongoDB do; a custom repository may not). */
@@ -100,6 +104,7 @@ export class PlantStore {
 
   /** Stops webhook delivery (attempts under way finish), then closes the storage. */
   async close(): Promise<void> {
+    await this.selfService?.stop();
     await this.webhooks?.worker.stop();
     await this.storage.close();
   }

@@ -5,6 +5,14 @@ import type { SandboxGrant, SandboxRegistry } from '../ports/sandbox-registry.js
 import { plantsIn } from '../sandbox.js';
 import { newSandboxName, newSandboxToken, sandboxTokenDigest } from './sandbox-token.js';
 
+/** The defaults of self-service sandboxes, each written here only. */
+export const SELF_SERVICE_DEFAULTS = {
+  maxPlants: 1000,
+  ttlMs: 24 * 3_600_000,
+  /** Sign-ups per client address per hour. */
+  signupsPerHour: 10,
+} as const;
+
 /** How self-service sandboxes behave: their quota, their idle lifetime and their first plants. */
 export interface SelfServicePolicy {
   /** Plants a self-service sandbox may hold (40303 beyond). */
@@ -32,7 +40,7 @@ export const PURGE_BATCH = 500;
 export class SelfServiceSandboxes {
   constructor(
     private readonly plants: PlantRepository,
-    private readonly registry: SandboxRegistry,
+    readonly registry: SandboxRegistry,
     private readonly clock: Clock,
     readonly policy: SelfServicePolicy,
   ) {}

@@ -10,7 +10,7 @@ import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { createLogger } from '../../composition/server/logger.js';
 import type { PlantStore } from '../../composition/store/plant-store.js';
-import type { DeliveryOutbox, PageRequest, PendingDelivery, Plant, PlantRepository } from '../../core/index.js';
+import type { AddLimits, DeliveryOutbox, PageRequest, PendingDelivery, Plant, PlantRepository, SandboxRegistry } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { HttpClient } from './http-client.js';
 
@@ -71,11 +71,15 @@ class BreakableRepository implements PlantRepository {
   private ownFault: Error | undefined;
   /** Its sandboxes', where the storage keeps sandboxes: breakable with it, by the same fault. */
   readonly sandbox?: (name: string) => PlantRepository;
+  readonly purge?: (limit: number) => Promise<number>;
+  readonly sandboxes?: SandboxRegistry;
 
   constructor(
     private readonly inner: PlantRepository,
     private readonly root?: BreakableRepository,
   ) {
+    if (inner.purge !== undefined) this.purge = (limit) => this.call(() => inner.purge!(limit));
+    if (inner.sandboxes !== undefined) this.sandboxes = inner.sandboxes;
     const views = new Map<string, BreakableRepository>();
     if (inner.sandbox !== undefined) {
       this.sandbox = (name) => {
@@ -99,8 +103,8 @@ class BreakableRepository implements PlantRepository {
   findById(id: number): Promise<Plant | undefined> {
     return this.call(() => this.inner.findById(id));
   }
-  add(plant: Plant, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
-    return this.call(() => this.inner.add(plant, deliveries));
+  add(plant: Plant, deliveries?: readonly PendingDelivery[], limits?: AddLimits): Promise<boolean> {
+    return this.call(() => (limits === undefined ? this.inner.add(plant, deliveries) : this.inner.add(plant, deliveries, limits)));
   }
   remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
     return this.call(() => this.inner.remove(id, deliveries));

@@ -5,7 +5,7 @@ import { errorMiddleware } from '../errors/error-middleware.js';
 import { routeGuard } from '../guards/route-guard.js';
 import { httpModules } from '../http-modules.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
-import type { HttpModuleFactory, ModuleContext, WebhookDeliveries } from './http-module.js';
+import type { HttpModuleFactory, ModuleContext, SelfServiceHttp, WebhookDeliveries } from './http-module.js';
 import type { HttpLog } from './http-log.js';
 import type { HttpConfig } from './http-settings.js';
 import { responseHeaders } from './response-headers.js';
@@ -24,6 +24,8 @@ export interface HttpAppOptions {
   readonly checkStorage: () => Promise<void>;
   /** The webhook delivery state and its retry, served (and documented) when webhooks are configured. */
   readonly webhookDeliveries?: WebhookDeliveries | undefined;
+  /** Self-service sandboxes, served (and documented) when sign-up is on. */
+  readonly selfService?: SelfServiceHttp | undefined;
   /** The features served; default all of them (http-modules.ts). */
   readonly modules?: readonly HttpModuleFactory[];
 }
@@ -47,6 +49,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     guard: routeGuard({ ...settings, tokenVerifier: options.tokenVerifier }),
     checkStorage: options.checkStorage,
     webhookDeliveries: options.webhookDeliveries,
+    selfService: options.selfService,
     openApiDocument: () =>
       (document ??= buildOpenApiDocument({ ...settings, version: options.version, acceptsJwt: options.acceptsJwt }, Object.assign({}, ...modules.map((module) => module.paths)))),
   };

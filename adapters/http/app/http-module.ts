@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { DeliveryState, PlantOperation, PlantUseCases } from '../../../core/index.js';
+import type { DeliveryState, PlantOperation, PlantUseCases, SignedUp } from '../../../core/index.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpConfig } from './http-settings.js';
 import type { JsonSchema } from '../openapi/openapi-schemas.js';
@@ -32,8 +32,19 @@ export interface ModuleContext {
   readonly checkStorage: () => Promise<void>;
   /** The webhook delivery state and its retry; undefined when webhooks are not configured. */
   readonly webhookDeliveries: WebhookDeliveries | undefined;
+  /** Self-service sandboxes; undefined while sign-up is off. */
+  readonly selfService: SelfServiceHttp | undefined;
   /** The whole OpenAPI document, every module's paths in it; built on first call. */
   readonly openApiDocument: () => OpenApiDocument;
+}
+
+/** What the sandbox routes do: sign up (a new sandbox and its token) and end the caller's sandbox. */
+export interface SelfServiceHttp {
+  signUp(): Promise<SignedUp>;
+  /** Ends the sandbox now: its token stops working at once, its plants are removed. */
+  end(sandbox: string): Promise<boolean>;
+  /** Sign-ups per client address per hour; undefined: no limit. */
+  readonly signupsPerHour: number | undefined;
 }
 
 /** What the delivery routes show and do: the store's webhook delivery state, and retrying failed ones. */

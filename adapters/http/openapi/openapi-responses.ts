@@ -13,6 +13,8 @@ const integerHeader = (description: string, required = false): JsonSchema => ({
   schema: { type: 'integer', minimum: 0 },
 });
 
+const challengeSchema: JsonSchema = { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token"|, error="insufficient_scope"(, scope="plants:(read|write)")?)?$' };
+
 /** `components.headers`: each response header this server sets, described once. */
 export function componentHeaders(): Record<string, JsonSchema> {
   return {
@@ -36,7 +38,13 @@ export function componentHeaders(): Record<string, JsonSchema> {
       description:
         'RFC 6750 challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is malformed, unknown or expired (401), or `, error="insufficient_scope", scope="<needed>"` when it lacks the scope (403), or `, error="insufficient_scope"` alone when it names no sandbox (403 40302) or a named sandbox\'s token asks for an act left to operators.',
       required: true,
-      schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token"|, error="insufficient_scope"(, scope="plants:(read|write)")?)?$' },
+      schema: challengeSchema,
+    },
+    // The same challenge on a route whose 403 may also be a full sandbox (40303), which is no matter of the token.
+    'WWW-Authenticate-Unless-Full': {
+      description: 'As `WWW-Authenticate`, on every 403 but 40303 (the sandbox holds its maximum of plants), which has none.',
+      required: false,
+      schema: challengeSchema,
     },
     Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' } },
     'Retry-After': { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'integer', minimum: 1 } },

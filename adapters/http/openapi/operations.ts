@@ -38,8 +38,15 @@ export function guardedOperation(id: PlantOperation, summary: string, descriptio
     description: `${description} Needs the \`${scope}\` scope.`,
     // OpenAPI 3.1 lets a bearer requirement list the roles (here: scopes) it needs.
     security: [{ bearerAuth: [scope] }],
-    responses: { ...responses, ...errorResponses([...codes, ...guarded], guardHeaders) },
+    responses: withQuotaChallenge({ ...responses, ...errorResponses([...codes, ...guarded], guardHeaders) }, codes),
   };
+}
+
+/** Where a 403 may be 40303 (a full sandbox, no challenge), its challenge header is documented as optional. */
+function withQuotaChallenge(responses: Record<string, JsonSchema>, codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+  if (!codes.includes(ErrorCode.SandboxFull)) return responses;
+  const forbidden = responses['403'] as { headers: Record<string, JsonSchema> };
+  return { ...responses, '403': { ...forbidden, headers: { ...forbidden.headers, 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Unless-Full' } } } };
 }
 
 /** No token, no rate limit: for operators, load balancers and people reading the docs. */

@@ -28,9 +28,9 @@ export function plantPaths({ basePath, bodyLimitBytes }: PlantPathsOptions): Rec
         ...guardedOperation(
           'createPlant',
           'Create a plant',
-          `Stores a new plant with the id the client chose. Checked in this order: media type (415), size (413, more than ${bodyLimitBytes} bytes), JSON (400 40002), validation (400 40001), conflict (409).`,
+          `Stores a new plant with the id the client chose. Checked in this order: media type (415), size (413, more than ${bodyLimitBytes} bytes), JSON (400 40002), validation (400 40001), conflict (409), then a self-service sandbox's quota (403 40303).`,
           { '200': response('The created plant.', ['Location', ...rateLimitHeaders], json(schemaRef('Plant'))) },
-          [ErrorCode.UnsupportedMediaType, ErrorCode.BodyTooLarge, ErrorCode.MalformedBody, ErrorCode.InvalidPlant, ErrorCode.PlantExists],
+          [ErrorCode.UnsupportedMediaType, ErrorCode.BodyTooLarge, ErrorCode.MalformedBody, ErrorCode.InvalidPlant, ErrorCode.PlantExists, ErrorCode.SandboxFull],
         ),
         requestBody: {
           required: true,

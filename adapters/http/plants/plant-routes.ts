@@ -38,7 +38,7 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   });
 
   router.post('/plants', guard('createPlant'), jsonBody(options.bodyLimitBytes), async (ctx) => {
-    const plant = await useCases.createPlant.execute(ctx.state.json, sandbox(ctx));
+    const plant = await useCases.createPlant.execute(ctx.state.json, sandbox(ctx), ctx.state.principal.maxPlants);
     ctx.set('Location', `${basePath}/plants/${plant.id}`);
     ctx.body = plant;
   });

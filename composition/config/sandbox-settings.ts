@@ -1,0 +1,70 @@
+import { mixed } from 'yup';
+import { SELF_SERVICE_DEFAULTS } from '../../core/index.js';
+import { integer, optionalText, setting } from './setting.js';
+import { retryScheduleText } from '../store/webhook-options.js';
+
+/** Self-service sandboxes, as the command configures them: the `sandboxes` option (none while sign-up is off). */
+export interface SandboxOptions {
+  /** Sign-ups per client address per hour; undefined: no limit. */
+  readonly signupsPerHour: number | undefined;
+  readonly maxPlants: number;
+  readonly ttlMs: number;
+  /** A plants file (any import format) every new sandbox starts with. */
+  readonly seedFile?: string | undefined;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `2s`, `30m`, `24h`, `7d`, from `min` to a year. */
+function duration(minMs: number) {
+  const rule = `must be a duration like 30m or 24h (ms, s, m, h or d), at least ${minMs / 1000} s`;
+  return mixed<number>()
+    .transform((_, raw: string) => {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
+      return match ? Math.round(Number(match[1]) * UNIT_MS[match[2]!]!) : Number.NaN;
+    })
+    .test('duration', rule, (ms) => ms !== undefined && ms >= minMs && ms <= 365 * 86_400_000);
+}
+
+const onOff = () =>
+  mixed<boolean>()
+    .transform((_, raw: string) => ({ on: true, off: false, true: true, false: false })[raw.trim().toLowerCase()])
+    .defined('must be on or off');
+
+export const sandboxSettings = {
+  sandboxSignup: setting(
+    { option: 'sandboxes (on: sign-up open)', flag: 'sandbox-signup', env: 'PLANT_STORE_SANDBOX_SIGNUP', default: 'off', help: 'on: anyone may POST /sandboxes for a sandbox of their own and its token' },
+    onOff(),
+  ),
+  sandboxSignupLimit: setting(
+    { option: 'sandboxes.signupsPerHour', flag: 'sandbox-signup-limit', env: 'PLANT_STORE_SANDBOX_SIGNUP_LIMIT', default: String(SELF_SERVICE_DEFAULTS.signupsPerHour), help: 'sign-ups per client address per hour; off for no limit' },
+    mixed<number>()
+      .transform((_, raw: string) => (raw.trim() === 'off' ? undefined : /^\d{1,7}$/.test(raw.trim()) && Number(raw.trim()) >= 1 ? Number(raw.trim()) : Number.NaN))
+      .test('limit', 'must be an integer from 1 to 9999999, or off', (value) => value === undefined || !Number.isNaN(value)),
+  ),
+  sandboxMaxPlants: setting(
+    { option: 'sandboxes.maxPlants', flag: 'sandbox-max-plants', env: 'PLANT_STORE_SANDBOX_MAX_PLANTS', default: String(SELF_SERVICE_DEFAULTS.maxPlants), help: 'plants a self-service sandbox may hold (403 40303 beyond)' },
+    integer(1, 10_000_000),
+  ),
+  sandboxTtl: setting(
+    { option: 'sandboxes.ttlMs', flag: 'sandbox-ttl', env: 'PLANT_STORE_SANDBOX_TTL', default: durationText(SELF_SERVICE_DEFAULTS.ttlMs), help: 'a self-service sandbox expires this long after its last request (its plants removed)' },
+    duration(1000),
+  ),
+  sandboxSeed: setting(
+    { option: 'sandboxes.seedFile', flag: 'sandbox-seed', env: 'PLANT_STORE_SANDBOX_SEED', default: '', help: 'plants file (JSON Lines, a JSON array or a json-server db.json) every new sandbox starts with' },
+    optionalText(/^.+$/, 'must name a file'),
+  ),
+};
+
+/** A duration in its largest whole unit, as the setting writes it. */
+function durationText(ms: number): string {
+  return retryScheduleText([ms]);
+}
+
+type Values = { [K in keyof typeof sandboxSettings]: ReturnType<(typeof sandboxSettings)[K]['parse']> };
+
+/** The `sandboxes` option: none while sign-up is off. */
+export function sandboxOptionsFrom(v: Values): { readonly value: SandboxOptions | undefined } {
+  if (!v.sandboxSignup) return { value: undefined };
+  return { value: { signupsPerHour: v.sandboxSignupLimit, maxPlants: v.sandboxMaxPlants, ttlMs: v.sandboxTtl!, ...(v.sandboxSeed !== undefined && { seedFile: v.sandboxSeed }) } };
+}

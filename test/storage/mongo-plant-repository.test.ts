@@ -19,7 +19,7 @@ describe('MongoDB storage', () => {
     database = await requireDatabase(this);
   });
 
-  storageContract('mongo', mongoStorageFactory(() => database.uri), { sandboxes: false });
+  storageContract('mongo', mongoStorageFactory(() => database.uri), { sandboxes: true });
 
   describe('mongo adapter specifics', () => {
     let collectionName: string;

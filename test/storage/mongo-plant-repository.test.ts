@@ -109,6 +109,13 @@ describe('MongoDB storage', () => {
       expect(repo.sandbox('default')).to.equal(repo);
       expect(garden.outbox).to.equal(repo.outbox);
       for (const name of ['', 'a/b', 'A', 'a'.repeat(65), 'a.b', 'a0/0000000000000001']) expect(() => repo.sandbox(name), name).to.throw(RangeError);
+      // An id no key can hold is a bug in the caller, and says so (the default sandbox's keys are any number).
+      for (const id of [-1, 1.5, MAX_PLANT_ID + 2]) {
+        const refused = (call: Promise<unknown>) => call.then(() => 'answered', (error: Error) => error.constructor.name);
+        expect(await refused(garden.findById(id)), `findById(${id})`).to.equal('RangeError');
+        expect(await refused(garden.add({ id, name: 'x' })), `add(${id})`).to.equal('RangeError');
+        expect(await refused(garden.page({ limit: 1, after: id })), `page after ${id}`).to.equal('RangeError');
+      }
       // A view leaves the connection to the repository it came from.
       await garden.close();
       await repo.ping();

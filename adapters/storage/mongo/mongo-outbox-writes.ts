@@ -1,7 +1,7 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { ErrorCode, PlantStoreError, withDeliveries, type OutboxRecord, type PendingDelivery, type Plant } from '../../../core/index.js';
 import { isDuplicateKey } from './mongo-errors.js';
-import { freshVersion, plantKey, toDocument, type PlantDocument } from './plant-document.js';
+import { documentAt, freshVersion, type PlantDocument, type PlantKey } from './plant-document.js';
 
 // Changes that carry deliveries, on a database without multi-document transactions: the
 // deliveries live inside the plant's own document, so a change and its deliveries are one
@@ -42,17 +42,18 @@ export const asRead = (document: PlantDocument): Filter<PlantDocument> =>
   ({ _id: document._id, v: document.v ?? { $exists: false } }) as Filter<PlantDocument>;
 
 /**
- * Inserts the plant (of `sandbox`, the default one when undefined) with its deliveries, or
- * revives its tombstone with them; false when a live plant holds the id.
+ * Inserts the plant with its deliveries, or revives its tombstone with them; false when a
+ * live plant holds the id. `key` is the plant's in its sandbox (see PlantKey): by default its
+ * id, the default sandbox's.
  */
 export async function addWithDeliveries(
   collection: Collection<PlantDocument>,
   plant: Plant,
   deliveries: readonly PendingDelivery[],
-  sandbox?: string,
+  key: PlantKey = plant.id,
 ): Promise<boolean> {
   const record = withDeliveries(undefined, deliveries);
-  const fresh: PlantDocument = record === undefined ? toDocument(plant, sandbox) : { ...toDocument(plant, sandbox), ...outboxFields(record).set };
+  const fresh: PlantDocument = record === undefined ? documentAt(key, plant) : { ...documentAt(key, plant), ...outboxFields(record).set };
   // The id is free (inserted), held by a live plant (refused), or by a tombstone: revived
   // with the tombstone's deliveries first, so the deletion still goes out before this
   // creation. The revive is tried on every refused insert: another server sharing the
@@ -83,15 +84,14 @@ async function inserted(collection: Collection<PlantDocument>, document: PlantDo
   }
 }
 
-/** Deletes the plant (of `sandbox`, as for add), or turns it into a tombstone holding its deliveries; false when no live plant has the id. */
+/** Deletes the plant (under `key`, as for add), or turns it into a tombstone holding its deliveries; false when no live plant has the id. */
 export async function removeWithDeliveries(
   collection: Collection<PlantDocument>,
   id: number,
   deliveries: readonly PendingDelivery[],
-  sandbox?: string,
+  key: PlantKey = id,
 ): Promise<boolean> {
   const alone = withDeliveries(undefined, deliveries);
-  const key = plantKey(id, sandbox);
   const nothingWaiting = { _id: key, gone: { $exists: false }, outbox: { $exists: false } } as Filter<PlantDocument>;
   for (let round = 0; round < ROUNDS; round++) {
     // Nothing waiting for the plant: one write. A plain delete when this change records

@@ -175,15 +175,19 @@ export class MongoPlantRepository implements PlantRepository {
     return documents;
   }
 
+  // Keys are made before the deadline's call: an id no key can hold is a bug to be seen as
+  // such (RangeError), not a storage unavailable.
   async findById(id: number): Promise<Plant | undefined> {
+    const key = plantKey(id, this.sandboxName);
     const document = await withDeadline(this.timeoutMS, (signal) =>
-      this.collection.findOne({ _id: plantKey(id, this.sandboxName) }, { projection: plantProjection, maxTimeMS: this.timeoutMS, signal }),
+      this.collection.findOne({ _id: key }, { projection: plantProjection, maxTimeMS: this.timeoutMS, signal }),
     );
     return document === null || document.gone === true ? undefined : toPlant(document);
   }
 
   async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, this.sandboxName));
+    const key = plantKey(plant.id, this.sandboxName);
+    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, key));
   }
 
   /**
@@ -192,11 +196,13 @@ export class MongoPlantRepository implements PlantRepository {
    * whose deletion still awaits delivery), each reported false.
    */
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
-    return withDeadline(this.timeoutMS, () => insertEach(this.collection, plants.map((plant) => toDocument(plant, this.sandboxName))));
+    const documents = plants.map((plant) => toDocument(plant, this.sandboxName));
+    return withDeadline(this.timeoutMS, () => insertEach(this.collection, documents));
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, this.sandboxName));
+    const key = plantKey(id, this.sandboxName);
+    return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, key));
   }
 
   async ping(): Promise<void> {

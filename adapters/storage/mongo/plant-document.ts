@@ -90,7 +90,11 @@ export function freshVersion(): number {
 // Field by field, in both directions: unknown fields neither reach the database nor leave it.
 // The id is the key's alone: a named sandbox's documents hold no copy of it to disagree with.
 export function toDocument(plant: Plant, sandbox?: string): PlantDocument {
-  const _id = plantKey(plant.id, sandbox);
+  return documentAt(plantKey(plant.id, sandbox), plant);
+}
+
+/** The plant's document under `key` (its plantKey). */
+export function documentAt(_id: PlantKey, plant: Plant): PlantDocument {
   return plant.tag === undefined ? { _id, name: plant.name } : { _id, name: plant.name, tag: plant.tag };
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Collection } from 'mongodb';
-import { withDeliveries } from '../../core/index.js';
+import { withDeliveries, type PlantRepository } from '../../core/index.js';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import type { DiskSandbox } from '../../adapters/storage/disk/disk-sandbox.js';
@@ -18,6 +18,7 @@ import { explore, gated, scenarios, type Gate, type ServerStorage, type StorageM
 // and a deleted plant never comes back; every acknowledged change is delivered at least once
 // after a drain, a deletion never before its creation (per plant and endpoint), nothing of a
 // refused change; nothing is left stranded. MongoDB's runs also check the stored documents.
+// Where a storage keeps sandboxes, some runs put the same id in two of them.
 
 const RUNS = { mongodb: 4_000, memory: 2_000, disk: 300, 'disk, a named sandbox': 300 };
 const REPOSITORY_METHODS = ['add', 'remove', 'findById'] as const;
@@ -30,10 +31,13 @@ function property(make: StorageMaker) {
   });
 }
 
-/** A server's view of a storage in this process: each call a task of the scheduler. */
+/** A server's view of a storage in this process: each call a task of the scheduler, a sandbox's too. */
 function inProcess(repository: MemoryPlantRepository | DiskPlantRepository | DiskSandbox, gate: Gate): ServerStorage {
   const outbox = gated(repository.outbox, gate, OUTBOX_METHODS);
-  return Object.assign(gated(repository, gate, REPOSITORY_METHODS), { outbox }) as ServerStorage;
+  const server: PlantRepository = Object.assign(gated(repository, gate, REPOSITORY_METHODS), { outbox });
+  const { sandbox } = repository as PlantRepository;
+  if (sandbox !== undefined) server.sandbox = (name) => gated(sandbox.call(repository, name), gate, REPOSITORY_METHODS);
+  return server as ServerStorage;
 }
 
 /** MongoDB on stand-ins with its single-document atomicity: two servers, each its own repository. */

@@ -1,5 +1,16 @@
 import fc from 'fast-check';
-import { leaseMsFor, Subscriptions, type DeliveryOutbox, type PendingDelivery, type PlantEvent, type PlantRepository } from '../../core/index.js';
+import {
+  DEFAULT_SANDBOX,
+  leaseMsFor,
+  plantCreated,
+  plantDeleted,
+  plantsIn,
+  Subscriptions,
+  type DeliveryOutbox,
+  type PendingDelivery,
+  type PlantEvent,
+  type PlantRepository,
+} from '../../core/index.js';
 import { DeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 
 // A deterministic world for the webhook outbox: two servers' API calls, two delivery
@@ -53,6 +64,12 @@ export interface Scenario {
   /** What is subscribed: creations only (the default), or deletions too; by one endpoint or two. */
   readonly events: readonly PlantEvent['type'][];
   readonly endpoints: number;
+  /**
+   * Where the storage keeps sandboxes: the clients alternate between the default sandbox and
+   * another, the first two on the same id, so two plants share an id (and every step of
+   * their outboxes) apart from their sandbox.
+   */
+  readonly sandboxes: boolean;
   /** Seeds the storages' own choices (which candidates a claim takes first). */
   readonly seed: number;
 }
@@ -74,6 +91,7 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
   answers: fc.array(fc.constantFrom<200 | 500 | 410>(200, 200, 500, 410), { maxLength: 6 }),
   events: fc.constantFrom<PlantEvent['type'][]>(['plant.created'], ['plant.created', 'plant.deleted']),
   endpoints: fc.constantFrom(1, 2),
+  sandboxes: fc.boolean(),
   seed: fc.integer(),
 });
 
@@ -85,8 +103,12 @@ interface Change {
 interface Receipt {
   readonly endpoint: string;
   readonly deliveryId: string;
-  readonly plantId: number;
+  /** The plant as `sandbox/id` (see plantLabel). */
+  readonly plant: string;
 }
+
+/** A plant of the world: its id and sandbox, as `sandbox/id`. */
+const plantLabel = (sandbox: string | undefined, id: number) => `${sandbox ?? DEFAULT_SANDBOX}/${id}`;
 
 /** A receiver taking the workers' requests: each arrives, then is answered, at a time the scheduler picks. */
 class SimulatedReceiver {
@@ -103,7 +125,7 @@ class SimulatedReceiver {
   async send(delivery: PendingDelivery): Promise<{ status: number; durationMs: number }> {
     await this.gate(`arrive ${delivery.event.type} ${delivery.event.data.id}`);
     const status = this.answers.shift() ?? 200;
-    if (status === 200) this.receipts.push({ endpoint: delivery.endpoint, deliveryId: delivery.id, plantId: delivery.event.data.id });
+    if (status === 200) this.receipts.push({ endpoint: delivery.endpoint, deliveryId: delivery.id, plant: plantLabel(delivery.event.sandbox, delivery.event.data.id) });
     await this.gate(`answer ${status}`);
     return { status, durationMs: 0 };
   }
@@ -159,26 +181,29 @@ async function run(s: fc.Scheduler, scenario: Scenario, storage: StorageUnderTes
     return new DeliveryWorker({ outbox: server.outbox, sender, endpoints, retrySchedule: [RETRY_MS], leaseMs, settleConcurrency: 16, log: quiet, clock: { now: () => clock.now } });
   });
   const problems: string[] = [];
-  const changes = new Map<number, Change[]>();
+  /** Per plant (see plantLabel), its acknowledged changes in order. */
+  const changes = new Map<string, Change[]>();
   /** Every delivery a change recorded whose call was answered false (nothing may be sent of it). */
   const refused = new Set<string>();
 
-  const client = async (id: number, ops: readonly Op[], servers: readonly (0 | 1)[]): Promise<boolean> => {
+  const client = async ({ id, sandbox }: ClientPlant, ops: readonly Op[], servers: readonly (0 | 1)[]): Promise<boolean> => {
     let exists = false;
-    changes.set(id, []);
+    const label = plantLabel(sandbox, id);
+    changes.set(label, []);
     for (const [k, op] of ops.entries()) {
-      const server = storage.servers[servers[k]!]!;
-      const event: PlantEvent = op === 'create' ? { type: 'plant.created', data: { id, name: `plant ${id} #${k}` } } : { type: 'plant.deleted', data: { id } };
+      const server = plantsIn(storage.servers[servers[k]!]!, sandbox);
+      const plant = { id, name: `plant ${id} #${k}` };
+      const event = op === 'create' ? plantCreated(plant, sandbox) : plantDeleted(id, sandbox);
       const deliveries = subscriptions.deliveriesFor(event);
-      const done = op === 'create' ? await server.add({ id, name: `plant ${id} #${k}` }, deliveries) : await server.remove(id, deliveries);
-      // One client per id, so each answer is known: a create succeeds exactly when the id is free.
-      if (done !== (op === 'create' ? !exists : exists)) problems.push(`${op} of plant ${id} (call ${k}) answered ${done} while the plant ${exists ? 'existed' : 'did not exist'}`);
+      const done = op === 'create' ? await server.add(plant, deliveries) : await server.remove(id, deliveries);
+      // One client per plant, so each answer is known: a create succeeds exactly when the id is free.
+      if (done !== (op === 'create' ? !exists : exists)) problems.push(`${op} of plant ${label} (call ${k}) answered ${done} while the plant ${exists ? 'existed' : 'did not exist'}`);
       if (done) {
         exists = op === 'create';
-        changes.get(id)!.push({ type: event.type, deliveries: new Map(deliveries.map((delivery) => [delivery.endpoint, delivery.id])) });
+        changes.get(label)!.push({ type: event.type, deliveries: new Map(deliveries.map((delivery) => [delivery.endpoint, delivery.id])) });
       } else for (const delivery of deliveries) refused.add(delivery.id);
-      const seen = await storage.servers[1 - servers[k]!]!.findById(id);
-      if ((seen !== undefined) !== exists) problems.push(`after the ${op} of plant ${id} (call ${k}) the other server read ${JSON.stringify(seen)}`);
+      const seen = await plantsIn(storage.servers[1 - servers[k]!]!, sandbox).findById(id);
+      if ((seen !== undefined) !== exists) problems.push(`after the ${op} of plant ${label} (call ${k}) the other server read ${JSON.stringify(seen)}`);
     }
     return exists;
   };
@@ -196,7 +221,9 @@ async function run(s: fc.Scheduler, scenario: Scenario, storage: StorageUnderTes
     }
   };
 
-  const clients = scenario.clients.map((c, i) => client(i + 1, c.ops, c.servers));
+  const sandboxes = scenario.sandboxes && storage.servers[0].sandbox !== undefined;
+  const plants = scenario.clients.map((_, i) => clientPlant(i, sandboxes));
+  const clients = scenario.clients.map((c, i) => client(plants[i]!, c.ops, c.servers));
   void Promise.all(clients).then(() => (clientsDone = true));
   await s.waitFor(Promise.all([Promise.all(clients), worker(0, scenario.workerRounds[0]), worker(1, scenario.workerRounds[1]), ticker()]));
   const exists = await Promise.all(clients);
@@ -216,19 +243,30 @@ async function run(s: fc.Scheduler, scenario: Scenario, storage: StorageUnderTes
   if (state.pending !== 0 || state.failed.length !== 0) problems.push(`after draining: ${state.pending} pending and ${state.failed.length} failed (stranded)`);
   problems.push(...(storage.problems?.() ?? []).map((problem) => `after draining: ${problem}`));
 
-  for (const [index, id] of scenario.clients.map((_, i) => i + 1).entries()) {
-    const seen = await s.waitFor(storage.servers[index % 2]!.findById(id));
-    if ((seen !== undefined) !== exists[index]) problems.push(`plant ${id} ${exists[index] ? 'lost' : 'came back'} at the end`);
+  for (const [index, { id, sandbox }] of plants.entries()) {
+    const seen = await s.waitFor(plantsIn(storage.servers[index % 2]!, sandbox).findById(id));
+    if ((seen !== undefined) !== exists[index]) problems.push(`plant ${plantLabel(sandbox, id)} ${exists[index] ? 'lost' : 'came back'} at the end`);
   }
   problems.push(...deliveryProblems(changes, refused, receiver.receipts, endpoints));
   return problems;
 }
 
+/** A client's plant: without sandboxes plant i + 1; with them, clients alternate between the default sandbox and another, two by two on one id. */
+interface ClientPlant {
+  readonly id: number;
+  /** Undefined for the default sandbox. */
+  readonly sandbox: string | undefined;
+}
+function clientPlant(index: number, sandboxes: boolean): ClientPlant {
+  if (!sandboxes) return { id: index + 1, sandbox: undefined };
+  return { id: Math.floor(index / 2) + 1, sandbox: index % 2 === 0 ? undefined : 'garden' };
+}
+
 /** At least once, in order per plant and endpoint, nothing of a refused change. */
-function deliveryProblems(changes: ReadonlyMap<number, Change[]>, refused: ReadonlySet<string>, receipts: readonly Receipt[], endpoints: readonly string[]): string[] {
+function deliveryProblems(changes: ReadonlyMap<string, Change[]>, refused: ReadonlySet<string>, receipts: readonly Receipt[], endpoints: readonly string[]): string[] {
   const problems: string[] = [];
-  for (const receipt of receipts) if (refused.has(receipt.deliveryId)) problems.push(`plant ${receipt.plantId}: a delivery of a refused change was sent`);
-  for (const [plantId, acknowledged] of changes) {
+  for (const receipt of receipts) if (refused.has(receipt.deliveryId)) problems.push(`plant ${receipt.plant}: a delivery of a refused change was sent`);
+  for (const [plant, acknowledged] of changes) {
     for (const endpoint of endpoints) {
       const arrived = receipts.filter((receipt) => receipt.endpoint === endpoint).map((receipt) => receipt.deliveryId);
       let previous = -1;
@@ -237,8 +275,8 @@ function deliveryProblems(changes: ReadonlyMap<number, Change[]>, refused: Reado
         // Not subscribed: nothing to deliver.
         if (delivery === undefined) continue;
         const first = arrived.indexOf(delivery);
-        if (first < 0) problems.push(`plant ${plantId}: the ${change.type} of change ${k} never reached ${endpoint}`);
-        else if (first < previous) problems.push(`plant ${plantId}: the ${change.type} of change ${k} reached ${endpoint} before the change ahead of it`);
+        if (first < 0) problems.push(`plant ${plant}: the ${change.type} of change ${k} never reached ${endpoint}`);
+        else if (first < previous) problems.push(`plant ${plant}: the ${change.type} of change ${k} reached ${endpoint} before the change ahead of it`);
         previous = Math.max(previous, first);
       }
     }

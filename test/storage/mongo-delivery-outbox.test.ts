@@ -36,6 +36,6 @@ describe('MongoDB outbox', () => {
         },
       };
     },
-    { severalProcesses: true, durable: true, sandboxes: false },
+    { severalProcesses: true, durable: true, sandboxes: true },
   );
 });

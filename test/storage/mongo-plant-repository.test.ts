@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import type { Plant } from '../../core/index.js';
+import { MAX_PLANT_ID, type Plant } from '../../core/index.js';
 import { MongoPlantRepository, TAG_INDEX, databaseNameIn } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { keysAfter, keysOf } from '../../adapters/storage/mongo/plant-document.js';
 import { storageContract } from './storage-contract.js';
 import {
   TEST_DATABASE_NAME,
@@ -19,13 +20,13 @@ describe('MongoDB storage', () => {
     database = await requireDatabase(this);
   });
 
-  storageContract('mongo', mongoStorageFactory(() => database.uri), { sandboxes: false });
+  storageContract('mongo', mongoStorageFactory(() => database.uri), { sandboxes: true });
 
   describe('mongo adapter specifics', () => {
     let collectionName: string;
     let repo: MongoPlantRepository;
     let raw: MongoClient;
-    const collection = () => raw.db(testDatabaseName(database.uri)).collection<{ _id: number }>(collectionName);
+    const collection = () => raw.db(testDatabaseName(database.uri)).collection<{ _id: number | string }>(collectionName);
     const storedDocuments = () => collection().find().sort({ _id: 1 }).toArray();
 
     beforeEach(async () => {
@@ -59,6 +60,65 @@ describe('MongoDB storage', () => {
       await collection().insertOne({ _id: 3, name: 'by hand', tag: null, note: 'x' } as { _id: number });
       expect(await repo.findById(3)).to.deep.equal({ id: 3, name: 'by hand' });
       expect(await repo.page({ limit: 10 })).to.deep.equal([{ id: 3, name: 'by hand' }]);
+    });
+
+    it("a named sandbox's document is { _id: '<sandbox>/<id in 16 digits>', name, tag? }; the default's keep the plant id", async () => {
+      await repo.sandbox('garden').add({ id: 7, name: 'Fern', tag: 'green' });
+      await repo.sandbox('garden').addMany([{ id: MAX_PLANT_ID, name: 'Largest' }]);
+      await repo.add({ id: 7, name: 'Default fern' });
+      expect(await storedDocuments()).to.deep.equal([
+        { _id: 7, name: 'Default fern' },
+        { _id: 'garden/0000000000000007', name: 'Fern', tag: 'green' },
+        { _id: `garden/${MAX_PLANT_ID}`, name: 'Largest' },
+      ]);
+    });
+
+    // What keeps sandboxes apart (see PlantKey): a range or `$type` only matches `_id`s of its
+    // own type, and a sandbox's string range holds its own keys only, on the database under test.
+    it("the default sandbox's queries match numeric _ids only, a named sandbox's its own string range only", async () => {
+      const keys = [1, 5, MAX_PLANT_ID, 'a/0000000000000001', 'a/0000000000000009', 'a-b/0000000000000003', 'a0/0000000000000002', 'b/0000000000000004', 'ab/0000000000000001'];
+      await collection().insertMany(keys.map((key, i) => ({ _id: key, name: `p${i}`, tag: 'fern', outbox: [], due: 0 })) as unknown as { _id: number }[]);
+      const matched = async (condition: object, tag = false) => {
+        const filter = { _id: condition, ...(tag && { tag: { $in: ['fern'] } }) };
+        const options = { sort: { _id: 1 as const }, projection: { _id: 1 }, ...(tag && { hint: TAG_INDEX.key }) };
+        return (await collection().find(filter as object, options).toArray()).map((document) => document._id);
+      };
+      for (const tag of [false, true]) {
+        expect(await matched(keysAfter(0, undefined), tag), `default page, tag ${tag}`).to.deep.equal([1, 5, MAX_PLANT_ID]);
+        expect(await matched(keysAfter(MAX_PLANT_ID, undefined), tag)).to.deep.equal([]);
+        expect(await matched(keysAfter(0, 'a'), tag), `named page, tag ${tag}`).to.deep.equal(['a/0000000000000001', 'a/0000000000000009']);
+        expect(await matched(keysAfter(1, 'a'), tag)).to.deep.equal(['a/0000000000000009']);
+        expect(await matched(keysAfter(MAX_PLANT_ID, 'a'), tag)).to.deep.equal([]);
+      }
+      expect(await matched(keysOf(undefined))).to.deep.equal([1, 5, MAX_PLANT_ID]);
+      expect(await matched(keysOf('a'))).to.deep.equal(['a/0000000000000001', 'a/0000000000000009']);
+      expect(await matched(keysOf('a-b'))).to.deep.equal(['a-b/0000000000000003']);
+      expect(await matched(keysOf('a0'))).to.deep.equal(['a0/0000000000000002']);
+      // And through the repository: each sandbox sees its own.
+      expect((await repo.page({ limit: 10 })).map((plant) => plant.id)).to.deep.equal([1, 5, MAX_PLANT_ID]);
+      expect((await repo.sandbox('a').page({ limit: 10, tags: ['fern'] })).map((plant) => plant.id)).to.deep.equal([1, 9]);
+      expect(await repo.sandbox('a').findById(5)).to.equal(undefined);
+      expect(await repo.findById(9)).to.equal(undefined);
+    });
+
+    it('sandbox(): the same view for the same name, the repository itself for default, names outside the rule refused', async () => {
+      const garden = repo.sandbox('garden');
+      expect(repo.sandbox('garden')).to.equal(garden);
+      expect(garden.sandbox('garden')).to.equal(garden);
+      expect(garden.sandbox('default')).to.equal(repo);
+      expect(repo.sandbox('default')).to.equal(repo);
+      expect(garden.outbox).to.equal(repo.outbox);
+      for (const name of ['', 'a/b', 'A', 'a'.repeat(65), 'a.b', 'a0/0000000000000001']) expect(() => repo.sandbox(name), name).to.throw(RangeError);
+      // An id no key can hold is a bug in the caller, and says so (the default sandbox's keys are any number).
+      for (const id of [-1, 1.5, MAX_PLANT_ID + 2]) {
+        const refused = (call: Promise<unknown>) => call.then(() => 'answered', (error: Error) => error.constructor.name);
+        expect(await refused(garden.findById(id)), `findById(${id})`).to.equal('RangeError');
+        expect(await refused(garden.add({ id, name: 'x' })), `add(${id})`).to.equal('RangeError');
+        expect(await refused(garden.page({ limit: 1, after: id })), `page after ${id}`).to.equal('RangeError');
+      }
+      // A view leaves the connection to the repository it came from.
+      await garden.close();
+      await repo.ping();
     });
 
     it('the description names the hosts, database and collection (and nothing from the URI beyond the hosts)', async () => {

@@ -261,10 +261,28 @@ function holds(values: unknown[], condition: unknown): boolean {
       case '$gt': return any(ordered(operand, (order) => order > 0));
       case '$gte': return any(ordered(operand, (order) => order >= 0));
       case '$exists': return values.some((value) => value !== MISSING) === Boolean(operand);
+      case '$type': return any((candidate) => candidate !== MISSING && [operand].flat().some((alias) => isOfType(candidate, alias)));
       case '$elemMatch': return values.some((value) => Array.isArray(value) && value.some((element) => elementMatches(element, operand as Document)));
       default: throw new Error(`CollectionStandIn: query operator ${operator} is not supported`);
     }
   });
+}
+
+/**
+ * `$type` by its aliases; the values here are as the driver hands them back (every number a
+ * JS number), so the numeric ones but 'number' cannot be told apart and are refused.
+ */
+function isOfType(value: unknown, alias: unknown): boolean {
+  switch (alias) {
+    case 'number': return typeof value === 'number';
+    case 'string': return typeof value === 'string';
+    case 'object': return isPlainObject(value);
+    case 'array': return Array.isArray(value);
+    case 'bool': return typeof value === 'boolean';
+    case 'null': return value === null;
+    case 'date': return value instanceof Date;
+    default: throw new Error(`CollectionStandIn: $type ${JSON.stringify(alias)} is not supported`);
+  }
 }
 
 /** `$elemMatch: { failed: true }` queries subdocument elements; `$elemMatch: { $gt: 1 }` tests the elements themselves. */

@@ -15,16 +15,16 @@ import {
 import { insertEach } from './insert-each.js';
 import { withDeadline } from './mongo-errors.js';
 import { asRead, outboxFields, recordOf } from './mongo-outbox-writes.js';
-import type { PlantDocument } from './plant-document.js';
+import { keysOf, plantKey, plantOfKey, type PlantDocument, type PlantKey } from './plant-document.js';
 
 /** Finds the plants with deliveries due; plants without any have no `due` and stay out of the way. */
 export const DUE_INDEX = { key: { due: 1 }, name: 'due_1' } as const;
 // A worker's conditional write loses to a concurrent change of the same plant; it re-reads and tries again.
 const SETTLE_ATTEMPTS = 5;
 
-/** A claim's hold on one plant, for choosing one claim among servers: `_id` is the plant id. */
+/** A claim's hold on one plant, for choosing one claim among servers: `_id` is the plant document's `_id`. */
 export interface LeaseDocument {
-  _id: number;
+  _id: PlantKey;
   lease: string;
   /** Past this (ms since the epoch) the holder is taken to be dead and another server may claim. */
   until: number;
@@ -48,9 +48,11 @@ export interface EndpointDocument {
  * - a settle writes only while the document still carries its lease and the version it read:
  *   after another claim took the plant, or a new plant took the id, it writes nothing.
  * Endpoints that answered 410 are kept in a collection of their own, for every server.
+ * Claims, retries and the state without a sandbox named take every sandbox's plants: each
+ * plant is known by its document's `_id` (see PlantKey), which also names its sandbox.
  */
 export class MongoDeliveryOutbox implements DeliveryOutbox {
-  /** The documents as this server's claims read them, by lease and plant: settling needs no re-read. */
+  /** The documents as this server's claims read them, by lease and key (see claimKey): settling needs no re-read. */
   private readonly claimed = new Map<string, PlantDocument>();
 
   constructor(
@@ -84,6 +86,7 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     await this.call(() => this.collection.updateMany(free, { $set: { lease, leaseUntil } }));
     const documents = await this.call((signal) => this.collection.find({ _id: { $in: won }, lease } as Filter<PlantDocument>, { signal }).toArray());
     const claims: OutboxClaim[] = [];
+    const taken = new Set<PlantKey>();
     for (const document of documents) {
       const deliveries = nextDeliveries(recordOf(document), now);
       if (deliveries.length === 0) {
@@ -92,28 +95,31 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
         await this.write(document, withDeliveries(recordOf(document), []), lease);
         continue;
       }
-      this.claimed.set(`${lease}/${document._id}`, document);
-      claims.push({ plantId: document._id, lease, leaseUntil, deliveries });
+      this.claimed.set(claimKey(lease, document._id), document);
+      taken.add(document._id);
+      // The plant and its sandbox are the key's, so the settle finds this very document.
+      claims.push({ ...plantOfKey(document._id), lease, leaseUntil, deliveries });
     }
     // Lease documents of plants not claimed after all (gone, or not due any more).
-    const idle = won.filter((id) => !claims.some((claim) => claim.plantId === id));
+    const idle = won.filter((key) => !taken.has(key));
     if (idle.length > 0) await this.call(() => this.leases.deleteMany({ _id: { $in: idle }, lease }));
     return claims;
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
     // First against the document as claimed (one write); re-read only if a change came in between.
-    let document: PlantDocument | null | undefined = this.claimed.get(`${claim.lease}/${claim.plantId}`);
-    this.claimed.delete(`${claim.lease}/${claim.plantId}`);
+    const key = plantKey(claim.plantId, claim.sandbox);
+    let document: PlantDocument | null | undefined = this.claimed.get(claimKey(claim.lease, key));
+    this.claimed.delete(claimKey(claim.lease, key));
     for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
-      document ??= await this.read(claim.plantId);
+      document ??= await this.read(key);
       // Another claim took the plant after this one lapsed, or the id now holds a new plant.
       if (document === null || document.lease !== claim.lease) {
-        await this.releaseLease(claim);
+        await this.releaseLease(key, claim.lease);
         return false;
       }
       if (await this.write(document, settled(recordOf(document), outcomes), claim.lease)) {
-        await this.releaseLease(claim);
+        await this.releaseLease(key, claim.lease);
         return true;
       }
       document = undefined;
@@ -123,14 +129,16 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
   }
 
   /** Lets the lease document go once the plant's own stamp is released (or was taken over). */
-  private async releaseLease(claim: { plantId: number; lease: string }): Promise<void> {
+  private async releaseLease(key: PlantKey, lease: string): Promise<void> {
     // A lease document left behind (this call failing) only delays the plant until it lapses.
-    await this.call(() => this.leases.deleteOne({ _id: claim.plantId, lease: claim.lease })).catch(() => {});
+    await this.call(() => this.leases.deleteOne({ _id: key, lease })).catch(() => {});
   }
 
   async state(sandbox?: string): Promise<DeliveryState> {
-    const documents = await this.call((signal) => this.collection.find({ outbox: { $exists: true } }, { projection: { outbox: 1 }, signal }).toArray());
-    return stateOf(documents.map((document) => recordOf(document)), sandbox);
+    // A sandbox's plants are those under its keys (one `_id` range for a named sandbox).
+    const filter = { outbox: { $exists: true }, ...(sandbox !== undefined && { _id: keysOf(sandbox) }) } as Filter<PlantDocument>;
+    const documents = await this.call((signal) => this.collection.find(filter, { projection: { outbox: 1 }, signal }).toArray());
+    return stateOf(documents.map((document) => recordOf(document)));
   }
 
   async retryFailed(now: number): Promise<number> {
@@ -168,14 +176,14 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     return withDeadline(this.callTimeoutMs, work);
   }
 
-  /** The plant ids whose lease this insert placed; an id already leased is refused by the unique index. */
-  private async insertLeases(leases: LeaseDocument[]): Promise<number[]> {
+  /** The plants (keys) whose lease this insert placed; a plant already leased is refused by the unique index. */
+  private async insertLeases(leases: LeaseDocument[]): Promise<PlantKey[]> {
     const placed = await this.call(() => insertEach(this.leases, leases));
     return leases.filter((_, i) => placed[i]).map((lease) => lease._id);
   }
 
-  private read(id: number): Promise<PlantDocument | null> {
-    return this.call((signal) => this.collection.findOne({ _id: id }, { signal }));
+  private read(key: PlantKey): Promise<PlantDocument | null> {
+    return this.call((signal) => this.collection.findOne({ _id: key }, { signal }));
   }
 
   /**
@@ -192,6 +200,9 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     return (await this.call(() => this.collection.updateOne(unchanged, update))).matchedCount === 1;
   }
 }
+
+/** A claimed document's entry in `claimed`: a number key has no '/', a string key always one, so none collide. */
+const claimKey = (lease: string, key: PlantKey): string => `${lease}/${key}`;
 
 function shuffled<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {

@@ -1,7 +1,7 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { ErrorCode, PlantStoreError, withDeliveries, type OutboxRecord, type PendingDelivery, type Plant } from '../../../core/index.js';
 import { isDuplicateKey } from './mongo-errors.js';
-import { freshVersion, toDocument, type PlantDocument } from './plant-document.js';
+import { documentAt, freshVersion, type PlantDocument, type PlantKey } from './plant-document.js';
 
 // Changes that carry deliveries, on a database without multi-document transactions: the
 // deliveries live inside the plant's own document, so a change and its deliveries are one
@@ -41,17 +41,26 @@ export const recordOf = (document: PlantDocument): OutboxRecord => ({
 export const asRead = (document: PlantDocument): Filter<PlantDocument> =>
   ({ _id: document._id, v: document.v ?? { $exists: false } }) as Filter<PlantDocument>;
 
-/** Inserts the plant with its deliveries, or revives its tombstone with them; false when a live plant holds the id. */
-export async function addWithDeliveries(collection: Collection<PlantDocument>, plant: Plant, deliveries: readonly PendingDelivery[]): Promise<boolean> {
+/**
+ * Inserts the plant with its deliveries, or revives its tombstone with them; false when a
+ * live plant holds the id. `key` is the plant's in its sandbox (see PlantKey): by default its
+ * id, the default sandbox's.
+ */
+export async function addWithDeliveries(
+  collection: Collection<PlantDocument>,
+  plant: Plant,
+  deliveries: readonly PendingDelivery[],
+  key: PlantKey = plant.id,
+): Promise<boolean> {
   const record = withDeliveries(undefined, deliveries);
-  const fresh: PlantDocument = record === undefined ? toDocument(plant) : { ...toDocument(plant), ...outboxFields(record).set };
+  const fresh: PlantDocument = record === undefined ? documentAt(key, plant) : { ...documentAt(key, plant), ...outboxFields(record).set };
   // The id is free (inserted), held by a live plant (refused), or by a tombstone: revived
   // with the tombstone's deliveries first, so the deletion still goes out before this
   // creation. The revive is tried on every refused insert: another server sharing the
   // database may have left the tombstone. (Imports go through addMany, which never revives.)
   for (let round = 0; round < ROUNDS; round++) {
     if (await inserted(collection, fresh)) return true;
-    const current = await collection.findOne({ _id: plant.id });
+    const current = await collection.findOne({ _id: fresh._id });
     // Removed by a worker since the insert was refused: the id is free again.
     if (current === null) continue;
     if (current.gone !== true) return false;
@@ -75,10 +84,15 @@ async function inserted(collection: Collection<PlantDocument>, document: PlantDo
   }
 }
 
-/** Deletes the plant, or turns it into a tombstone holding its deliveries; false when no live plant has the id. */
-export async function removeWithDeliveries(collection: Collection<PlantDocument>, id: number, deliveries: readonly PendingDelivery[]): Promise<boolean> {
+/** Deletes the plant (under `key`, as for add), or turns it into a tombstone holding its deliveries; false when no live plant has the id. */
+export async function removeWithDeliveries(
+  collection: Collection<PlantDocument>,
+  id: number,
+  deliveries: readonly PendingDelivery[],
+  key: PlantKey = id,
+): Promise<boolean> {
   const alone = withDeliveries(undefined, deliveries);
-  const nothingWaiting = { _id: id, gone: { $exists: false }, outbox: { $exists: false } } as Filter<PlantDocument>;
+  const nothingWaiting = { _id: key, gone: { $exists: false }, outbox: { $exists: false } } as Filter<PlantDocument>;
   for (let round = 0; round < ROUNDS; round++) {
     // Nothing waiting for the plant: one write. A plain delete when this change records
     // nothing either (as without webhooks); a tombstone of this change's deliveries otherwise.
@@ -86,7 +100,7 @@ export async function removeWithDeliveries(collection: Collection<PlantDocument>
       if ((await collection.deleteOne(nothingWaiting)).deletedCount === 1) return true;
     } else if ((await collection.updateOne(nothingWaiting, tombstone(alone))).matchedCount === 1) return true;
     // Deliveries are waiting: the tombstone keeps them, this change's behind them.
-    const current = await collection.findOne({ _id: id });
+    const current = await collection.findOne({ _id: key });
     if (current === null || current.gone === true) return false;
     const record = withDeliveries(recordOf(current), deliveries);
     // The worker emptied the outbox since: the one-write path above applies now.

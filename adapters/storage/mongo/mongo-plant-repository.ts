@@ -1,12 +1,12 @@
 import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
-import type { PageRequest, PendingDelivery, Plant, PlantRepository } from '../../../core/index.js';
+import { DEFAULT_SANDBOX, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocument } from './mongo-delivery-outbox.js';
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
-import { plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
+import { checkedSandboxName, keysAfter, plantKey, plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
 
 export interface MongoPlantRepositoryOptions {
   /** Used when the URI names no database (`mongodb://host/<database>`). Default DEFAULT_DATABASE_NAME. */
@@ -21,7 +21,7 @@ export interface MongoPlantRepositoryOptions {
 export const PING_TIMEOUT_MS = 1000;
 export { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
 
-/** Serves `tag` filters: equal tags, then ids in order, so a page is a range per tag. */
+/** Serves `tag` filters: equal tags, then keys in order, so a page is a range per tag (in any sandbox: see PlantKey). */
 export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as const;
 
 /**
@@ -34,11 +34,16 @@ export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as con
  */
 export const durableWrite = { w: 'majority', journal: true } as const;
 
+/** How many sandboxes' views a repository keeps at most (see sandbox()). */
+const KEPT_VIEWS = 1024;
+
 /**
  * Plants in one MongoDB collection, one document per plant (see PlantDocument). Every call
  * ends within `timeoutMS`: a database that is down, unreachable or slow gives
  * PlantStoreError(StorageUnavailable). The driver reconnects by itself, so the same
- * instance works again once the database is back.
+ * instance works again once the database is back. The repository holds the default
+ * sandbox's plants; `sandbox(name)` a named one's, in the same collection under keys of
+ * their own (see PlantKey), with the same outbox.
  */
 export class MongoPlantRepository implements PlantRepository {
   /**
@@ -79,8 +84,15 @@ export class MongoPlantRepository implements PlantRepository {
   }
 
   private readonly collection: Collection<PlantDocument>;
-  /** The deliveries recorded inside the plants' documents. */
+  private readonly collections: MongoCollections;
+  /** The deliveries recorded inside the plants' documents, every sandbox's. */
   readonly outbox: MongoDeliveryOutbox;
+  /** The default sandbox's repository, which connect() or over() made: it owns the client and keeps the views. */
+  private readonly root: MongoPlantRepository;
+  /** The root's views of the named sandboxes asked for most recently, least recent first. */
+  private readonly views = new Map<string, MongoPlantRepository>();
+  /** This repository's sandbox; undefined for the default one. */
+  private readonly sandboxName: string | undefined;
 
   private constructor(
     private readonly client: MongoClient | undefined,
@@ -89,9 +101,31 @@ export class MongoPlantRepository implements PlantRepository {
     /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
     readonly description: string,
     random?: () => number,
+    /** For a named sandbox: the default sandbox's repository this is a view beside, and the name. */
+    view?: { readonly root: MongoPlantRepository; readonly name: string },
   ) {
+    this.collections = collections;
     this.collection = collections.plants;
-    this.outbox = new MongoDeliveryOutbox(collections.plants, collections.leases, collections.endpoints, timeoutMS, random);
+    this.root = view?.root ?? this;
+    this.outbox = view?.root.outbox ?? new MongoDeliveryOutbox(collections.plants, collections.leases, collections.endpoints, timeoutMS, random);
+    this.sandboxName = view?.name;
+  }
+
+  /**
+   * The named sandbox's plants: a view on the same collections and outbox, so asking for it
+   * per request costs nothing. Only the views of the most recently asked names are kept, so
+   * sandboxes coming and going (self-service ones expire) do not pile up in memory.
+   */
+  sandbox(name: string): MongoPlantRepository {
+    const { root } = this;
+    if (name === DEFAULT_SANDBOX) return root;
+    let view = root.views.get(name);
+    if (view === undefined) {
+      view = new MongoPlantRepository(this.client, this.collections, this.timeoutMS, this.description, undefined, { root, name: checkedSandboxName(name) });
+      if (root.views.size >= KEPT_VIEWS) root.views.delete(root.views.keys().next().value!);
+    } else root.views.delete(name);
+    root.views.set(name, view);
+    return view;
   }
 
   /** Creates the indexes this repository relies on; safe to call again (MongoDB keeps existing ones). */
@@ -114,14 +148,15 @@ export class MongoPlantRepository implements PlantRepository {
       for (const document of documents) if (document.gone !== true) plants.push(toPlant(document));
       // A short read is the end of the range; a full one with tombstones in it leaves room to fill.
       if (documents.length < wanted || plants.length >= limit) return plants;
-      from = documents[documents.length - 1]!._id;
+      from = toPlant(documents[documents.length - 1]!).id;
     }
   }
 
   private async rawPage(after: number, limit: number, tags: readonly string[] | undefined): Promise<PlantDocument[]> {
     // One range scan of an index: `_id` alone, or `{tag, _id}` per tag merged by id
-    // (MongoDB's sort merge of the `$in` ranges), so a page costs O(limit + log N).
-    const filter: Filter<PlantDocument> = { _id: { $gt: after } };
+    // (MongoDB's sort merge of the `$in` ranges), so a page costs O(limit + log N). The
+    // range is the sandbox's keys: numbers for the default one, as before sandboxes existed.
+    const filter = { _id: keysAfter(after, this.sandboxName) } as Filter<PlantDocument>;
     if (tags !== undefined) filter.tag = { $in: [...tags] };
     const documents = await withDeadline(this.timeoutMS, (signal) =>
       this.collection
@@ -140,15 +175,19 @@ export class MongoPlantRepository implements PlantRepository {
     return documents;
   }
 
+  // Keys are made before the deadline's call: an id no key can hold is a bug to be seen as
+  // such (RangeError), not a storage unavailable.
   async findById(id: number): Promise<Plant | undefined> {
+    const key = plantKey(id, this.sandboxName);
     const document = await withDeadline(this.timeoutMS, (signal) =>
-      this.collection.findOne({ _id: id }, { projection: plantProjection, maxTimeMS: this.timeoutMS, signal }),
+      this.collection.findOne({ _id: key }, { projection: plantProjection, maxTimeMS: this.timeoutMS, signal }),
     );
     return document === null || document.gone === true ? undefined : toPlant(document);
   }
 
   async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries));
+    const key = plantKey(plant.id, this.sandboxName);
+    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, key));
   }
 
   /**
@@ -157,11 +196,13 @@ export class MongoPlantRepository implements PlantRepository {
    * whose deletion still awaits delivery), each reported false.
    */
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
-    return withDeadline(this.timeoutMS, () => insertEach(this.collection, plants.map(toDocument)));
+    const documents = plants.map((plant) => toDocument(plant, this.sandboxName));
+    return withDeadline(this.timeoutMS, () => insertEach(this.collection, documents));
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
-    return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries));
+    const key = plantKey(id, this.sandboxName);
+    return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, key));
   }
 
   async ping(): Promise<void> {
@@ -170,9 +211,9 @@ export class MongoPlantRepository implements PlantRepository {
     await withDeadline(timeoutMS, (signal) => (this.client === undefined ? this.collection.findOne({}, { signal }) : this.client.db('admin').command({ ping: 1 }, { signal })));
   }
 
-  /** Closes the connections; bounded like every other call. */
+  /** Closes the connections; bounded like every other call. A sandbox's view leaves them to the repository it came from. */
   async close(): Promise<void> {
-    if (this.client !== undefined) await withDeadline(this.timeoutMS, () => this.client!.close());
+    if (this.client !== undefined && this.root === this) await withDeadline(this.timeoutMS, () => this.client!.close());
   }
 }
 

@@ -1,13 +1,67 @@
 import { randomBytes } from 'node:crypto';
-import type { PendingDelivery, Plant } from '../../../core/index.js';
+import { DEFAULT_SANDBOX, MAX_PLANT_ID, sandboxNameProblem, type PendingDelivery, type Plant } from '../../../core/index.js';
 
 /**
- * A plant as stored in MongoDB. The plant id is `_id`, so the primary key index makes ids
- * unique and serves id ranges. The other fields are the plant's outbox (see
- * mongo-outbox-writes.ts), written in the same single-document write as the change.
+ * A plant document's `_id`, which says both the plant and its sandbox:
+ * - the default sandbox's plant is its id, a number, as before sandboxes existed (so data
+ *   written then opens unchanged as the default sandbox, and its queries stay as they were);
+ * - a named sandbox's is the string `<sandbox>/<id in 16 digits, zero-padded>`, so string
+ *   order is id order and a sandbox's plants are one `_id` range, `"<sandbox>/"` up to
+ *   `"<sandbox>0"` ('0' follows '/'; names hold no '/', so no other sandbox's keys fall
+ *   between).
+ * MongoDB compares values of different types by type alone, and a range (`$gt`, `$lt`) only
+ * matches values of its bound's type: a numeric range never reaches a string `_id`, and a
+ * string range never a number. So the default sandbox's reads cannot see named ones' plants,
+ * nor theirs the default's, and each is a range of the `_id` (or `{tag, _id}`) index.
+ */
+export type PlantKey = number | string;
+
+/** The digits of the largest id: every named sandbox's key pads its id to them. */
+const ID_DIGITS = String(MAX_PLANT_ID).length;
+
+const isDefault = (sandbox: string | undefined): sandbox is undefined => sandbox === undefined || sandbox === DEFAULT_SANDBOX;
+
+/** The `_id` of plant `id` in `sandbox` (undefined or `default`: the default sandbox). */
+export function plantKey(id: number, sandbox: string | undefined): PlantKey {
+  if (isDefault(sandbox)) return id;
+  // Outside these the key would not sort as the id, or would reach into another sandbox's
+  // range; the core never asks for them, so this is a bug, not a user's mistake.
+  if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`a plant id is an integer from 0 to ${MAX_PLANT_ID}, got ${id}`);
+  return `${sandbox}/${String(id).padStart(ID_DIGITS, '0')}`;
+}
+
+/** The plant id and sandbox (absent for the default one) a key stands for. */
+export function plantOfKey(key: PlantKey): { plantId: number; sandbox?: string } {
+  if (typeof key === 'number') return { plantId: key };
+  const slash = key.lastIndexOf('/');
+  return { plantId: Number(key.slice(slash + 1)), sandbox: key.slice(0, slash) };
+}
+
+/** Refuses a name that could reach outside its own keys (with a '/', say); the core checks names first. */
+export function checkedSandboxName(name: string): string {
+  const problem = sandboxNameProblem(name);
+  if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** The keys of the sandbox's plants above `after`, as an `_id` condition (numeric for the default sandbox, as before). */
+export function keysAfter(after: number, sandbox: string | undefined): { $gt: PlantKey; $lt?: string } {
+  return isDefault(sandbox) ? { $gt: after } : { $gt: plantKey(after, sandbox), $lt: `${sandbox}0` };
+}
+
+/** Every key of the sandbox, as an `_id` condition. */
+export function keysOf(sandbox: string | undefined): { $type: 'number' } | { $gt: string; $lt: string } {
+  return isDefault(sandbox) ? { $type: 'number' } : { $gt: `${sandbox}/`, $lt: `${sandbox}0` };
+}
+
+/**
+ * A plant as stored in MongoDB. The plant's key (its id, or in a named sandbox the sandbox
+ * and id) is `_id`, so the primary key index makes ids unique per sandbox and serves id
+ * ranges. The other fields are the plant's outbox (see mongo-outbox-writes.ts), written in
+ * the same single-document write as the change.
  */
 export interface PlantDocument {
-  _id: number;
+  _id: PlantKey;
   name: string;
   tag?: string;
   /** Deliveries of this plant's changes, oldest first; absent when none is left. */
@@ -34,15 +88,20 @@ export function freshVersion(): number {
 }
 
 // Field by field, in both directions: unknown fields neither reach the database nor leave it.
-export function toDocument(plant: Plant): PlantDocument {
-  return plant.tag === undefined ? { _id: plant.id, name: plant.name } : { _id: plant.id, name: plant.name, tag: plant.tag };
+// The id is the key's alone: a named sandbox's documents hold no copy of it to disagree with.
+export function toDocument(plant: Plant, sandbox?: string): PlantDocument {
+  return documentAt(plantKey(plant.id, sandbox), plant);
+}
+
+/** The plant's document under `key` (its plantKey). */
+export function documentAt(_id: PlantKey, plant: Plant): PlantDocument {
+  return plant.tag === undefined ? { _id, name: plant.name } : { _id, name: plant.name, tag: plant.tag };
 }
 
 export function toPlant(document: PlantDocument): Plant {
+  const id = typeof document._id === 'number' ? document._id : plantOfKey(document._id).plantId;
   // A tag of null (written by hand, say) means no tag, as it does on the wire.
-  return document.tag === undefined || document.tag === null
-    ? { id: document._id, name: document.name }
-    : { id: document._id, name: document.name, tag: document.tag };
+  return document.tag === undefined || document.tag === null ? { id, name: document.name } : { id, name: document.name, tag: document.tag };
 }
 
 /** The plant's fields (and the tombstone mark), so outboxes and stray fields are not even transferred. */

@@ -32,6 +32,8 @@ export interface SignedUp {
 
 /** Plants removed per purge call: small enough that no request waits long behind one. */
 export const PURGE_BATCH = 500;
+/** Sandboxes ended per expiry round. */
+export const EXPIRY_BATCH = 100;
 
 /**
  * Self-service sandboxes: signing up, ending one, and expiring idle ones. The registry keeps
@@ -72,7 +74,7 @@ export class SelfServiceSandboxes {
   }
 
   /** One round of expiry: forgets up to `limit` sandboxes idle past their lifetime and purges them; answers how many. */
-  async expireIdle(limit = 100): Promise<number> {
+  async expireIdle(limit: number = EXPIRY_BATCH): Promise<number> {
     const idle = await this.registry.idleBefore(this.clock.now() - this.policy.ttlMs, limit);
     for (const grant of idle) await this.end(grant.name);
     return idle.length;

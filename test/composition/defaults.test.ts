@@ -10,6 +10,7 @@ import { settings, type SettingName } from '../../composition/config/settings.js
 import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/store/webhook-options.js';
 import { projectRoot } from '../support/project-root.js';
+import { SELF_SERVICE_DEFAULTS } from '../../core/index.js';
 
 // Every default of the command, and where it is written. A row whose option the library
 // has takes the library's default (one constant, used by both); the others are the
@@ -28,6 +29,9 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   webhookEvents: DEFAULT_WEBHOOK_EVENTS.join(','),
   webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE,
   webhookTimeout: String(DEFAULT_WEBHOOK_TIMEOUT_MS),
+  sandboxSignupLimit: String(SELF_SERVICE_DEFAULTS.signupsPerHour),
+  sandboxMaxPlants: String(SELF_SERVICE_DEFAULTS.maxPlants),
+  sandboxTtl: `${SELF_SERVICE_DEFAULTS.ttlMs / 3_600_000}h`,
 };
 const commandOwn: Partial<Record<SettingName, string>> = {
   rateLimit: '50',
@@ -36,6 +40,7 @@ const commandOwn: Partial<Record<SettingName, string>> = {
   dataDir: './plant-store-data',
   logLevel: 'info',
   webhookAllowPrivate: 'false',
+  sandboxSignup: 'off',
 };
 
 function productionSources(): { path: string; text: string }[] {

@@ -240,6 +240,7 @@ describe('configuration (parseConfig)', () => {
       access: {},
       storage: { dataDir: './plant-store-data', timeoutMs: 5000 },
       webhooks: undefined,
+      sandboxes: undefined,
       log: { level: 'info' },
     });
   });

@@ -1,11 +1,12 @@
 import { ConfigError } from '../config/config-error.js';
 import { EXPORT_USAGE, exportCommand } from './export-command.js';
 import { IMPORT_USAGE, importCommand } from './import-command.js';
+import { SANDBOXES_USAGE, sandboxesCommand } from './sandboxes-command.js';
 
-const commands: Record<string, (argv: readonly string[]) => Promise<number>> = { export: exportCommand, import: importCommand };
+const commands: Record<string, (argv: readonly string[]) => Promise<number>> = { export: exportCommand, import: importCommand, sandboxes: sandboxesCommand };
 
 /** The subcommands' lines for --help. */
-export const SUBCOMMANDS_HELP = ['Subcommands (on the storage the settings select; memory has nothing to export or import into):', `  ${EXPORT_USAGE}`, `  ${IMPORT_USAGE}`].join('\n');
+export const SUBCOMMANDS_HELP = ['Subcommands (on the storage the settings select; memory has nothing to export or import into):', `  ${EXPORT_USAGE}`, `  ${IMPORT_USAGE}`, `  ${SANDBOXES_USAGE}`].join('\n');
 
 /**
  * Runs `plant-store <name> …` when `name` is a subcommand and returns its exit status;

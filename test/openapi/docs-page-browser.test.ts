@@ -98,6 +98,41 @@ describe('the docs page in a headless browser', function () {
       if (basePath === '') await saveScreenshot(page);
     });
   }
+
+  it('with sign-up on: "Get a sandbox token", then "Try it out" creates and lists plants in the new sandbox only', async () => {
+    if (!existsSync(chromiumPath)) throw new Error(`CI needs Chromium at ${chromiumPath}: .ci/run installs the Debian package chromium`);
+    api = await startHttpServer(undefined, { env: { PLANT_STORE_SANDBOX_SIGNUP: 'on' } });
+    await api.store.create({ id: 1, name: 'In the default sandbox' });
+    profile = tempDir('plant-store-chromium-');
+    context = await chromium.launchPersistentContext(profile.path, { executablePath: chromiumPath, args: flags, viewport: { width: 1280, height: 900 } });
+    const { page, blocked, errors } = await watchedPage(context, new URL(api.url).host);
+
+    await page.goto(`${api.url}/docs`);
+    await page.locator('#sandbox-offer button').click();
+    await page.locator('#sandbox-status', { hasText: /^Sandbox sb-[a-z2-7]{16}: / }).waitFor();
+
+    const create = page.locator('#operations-plants-createPlant');
+    await create.locator('.opblock-summary-control').click();
+    await create.locator('button.try-out__btn').click();
+    await create.locator('textarea.body-param__text').fill('{"id": 7, "name": "Fern"}');
+    const created = page.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/plants');
+    await create.locator('button.execute').click();
+    expect((await created).status()).to.equal(200);
+
+    const list = page.locator('#operations-plants-listPlants');
+    await list.locator('.opblock-summary-control').click();
+    await list.locator('button.try-out__btn').click();
+    const listed = page.waitForResponse((response) => response.request().method() === 'GET' && new URL(response.url()).pathname === '/plants');
+    await list.locator('button.execute').click();
+    expect((await listed).status()).to.equal(200);
+    const result = list.locator('.live-responses-table tr.response').first();
+    await result.locator('.response-col_status', { hasText: '200' }).waitFor();
+    const shown = await result.locator('.response-col_description pre').first().textContent();
+    expect(JSON.parse(shown ?? ''), "the sandbox's plants, not the default sandbox's").to.deep.equal([{ id: 7, name: 'Fern' }]);
+
+    expect(blocked, 'requests that left the test server').to.deep.equal([]);
+    expect(errors, 'console errors (a CSP violation is one)').to.deep.equal([]);
+  });
 });
 
 /** A page whose requests can only reach `host`; what else it tried and any console error are collected. */

@@ -46,7 +46,12 @@ export function docsPageHtml(apiVersion: string): string {
 `;
 }
 
-/** Starts Swagger UI on the served document. */
+/**
+ * Starts Swagger UI on the served document. Where the document offers sign-up (the
+ * `signUpSandbox` operation), a "Get a sandbox token" button above it signs up and
+ * authorizes the page with the new token, so "Try it out" works at once in a sandbox of the
+ * visitor's own.
+ */
 export function docsPageScript(): string {
   return `'use strict';
 window.ui = SwaggerUIBundle({
@@ -58,7 +63,39 @@ window.ui = SwaggerUIBundle({
   displayRequestDuration: true,
   // A token typed into Authorize stays in this tab only, never in storage.
   persistAuthorization: false,
+  onComplete: offerSandbox,
 });
+
+function offerSandbox() {
+  const paths = window.ui.specSelectors.specJson().toJS().paths || {};
+  const signUp = Object.keys(paths).find((path) => paths[path].post && paths[path].post.operationId === 'signUpSandbox');
+  if (signUp === undefined) return;
+  const bar = document.createElement('div');
+  bar.id = 'sandbox-offer';
+  bar.style.cssText = 'max-width:1460px;margin:16px auto 0;padding:0 20px;font-family:sans-serif;display:flex;gap:12px;align-items:center';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'btn authorize';
+  button.textContent = 'Get a sandbox token';
+  const status = document.createElement('span');
+  status.id = 'sandbox-status';
+  bar.append(button, status);
+  document.body.insertBefore(bar, document.getElementById('swagger-ui'));
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    status.textContent = 'Asking for a sandbox…';
+    try {
+      const answer = await fetch(signUp, { method: 'POST' });
+      const body = await answer.json();
+      if (answer.status !== 201) throw new Error(body.message || 'status ' + answer.status);
+      window.ui.authActions.authorize({ bearerAuth: { name: 'bearerAuth', schema: { type: 'http', scheme: 'bearer' }, value: body.token } });
+      status.textContent = 'Sandbox ' + body.sandbox + ': "Try it out" now uses its token (until ' + new Date(body.expiresAt).toLocaleString() + ' if unused).';
+    } catch (error) {
+      status.textContent = 'No sandbox: ' + error.message;
+      button.disabled = false;
+    }
+  });
+}
 `;
 }
 

@@ -1,0 +1,60 @@
+import { plantsIn, SelfServiceSandboxes, SELF_SERVICE_DEFAULTS } from '../../core/index.js';
+import { systemClock } from '../../adapters/clock/system-clock.js';
+import { ConfigError } from '../config/config-error.js';
+import { configFrom } from '../config/parse-config.js';
+import { openStorage } from '../store/storage.js';
+import { splitCommandArgs } from './command-args.js';
+
+export const SANDBOXES_USAGE = 'plant-store sandboxes list | delete NAME [settings]   the self-service sandboxes: name, plants, last use, expiry; or end one now';
+
+/**
+ * `plant-store sandboxes`: lists the self-service sandboxes of the configured storage, or
+ * ends one (its token stops working, its plants and pending deliveries go). On disk, the
+ * data directory is held by a running server: stop it first, or use DELETE /sandbox.
+ */
+export async function sandboxesCommand(argv: readonly string[]): Promise<number> {
+  const args = splitCommandArgs(argv, []);
+  const [action, name, ...rest] = args.positionals;
+  if (rest.length > 0 || !((action === 'list' && name === undefined) || (action === 'delete' && name !== undefined))) throw new ConfigError(`usage: ${SANDBOXES_USAGE}`);
+  const config = configFrom(args.settings, process.env);
+  if (config.storage === undefined) throw new ConfigError('sandboxes needs disk or mongodb storage: memory storage lives only inside a running server');
+  const opened = await openStorage(config.storage);
+  try {
+    const registry = opened.repository.sandboxes;
+    if (registry === undefined) throw new ConfigError(`the ${opened.description} storage keeps no self-service sandboxes`);
+    const ttlMs = config.sandboxes?.ttlMs ?? SELF_SERVICE_DEFAULTS.ttlMs;
+    if (action === 'delete') {
+      const sandboxes = new SelfServiceSandboxes(opened.repository, registry, systemClock, { maxPlants: SELF_SERVICE_DEFAULTS.maxPlants, ttlMs, seed: [] });
+      if (!(await sandboxes.end(name!))) {
+        process.stderr.write(`plant-store sandboxes: no self-service sandbox named "${name}"\n`);
+        return 1;
+      }
+      process.stdout.write(`plant-store sandboxes: ${name} ended: its token no longer works, its plants are removed\n`);
+      return 0;
+    }
+    const grants = await registry.list();
+    const rows = [['sandbox', 'plants', 'last use', 'expires']];
+    for (const grant of grants) {
+      rows.push([grant.name, String(await countPlants(opened.repository, grant.name)), new Date(grant.lastUsedAt).toISOString(), new Date(grant.lastUsedAt + ttlMs).toISOString()]);
+    }
+    const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)) + 2);
+    process.stdout.write(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('').trimEnd()).join('\n') + '\n');
+    process.stdout.write(`${grants.length} ${grants.length === 1 ? 'sandbox' : 'sandboxes'}\n`);
+    return 0;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A sandbox's plants, page by page (a self-service sandbox holds at most its quota). */
+async function countPlants(repository: Parameters<typeof plantsIn>[0], name: string): Promise<number> {
+  const plants = plantsIn(repository, name);
+  let count = 0;
+  let after: number | undefined;
+  for (;;) {
+    const page = await plants.page(after === undefined ? { limit: 1000 } : { limit: 1000, after });
+    count += page.length;
+    if (page.length < 1000) return count;
+    after = page[page.length - 1]!.id;
+  }
+}

@@ -219,7 +219,7 @@ export class DiskPlantRepository implements PlantRepository {
   }
 
   /** The default sandbox is never purged: only a named, self-service one ends. */
-  async purge(): Promise<number> {
+  async purge(_limit: number): Promise<number> {
     return 0;
   }
 

@@ -65,6 +65,10 @@ export class DiskSandboxRegistry implements SandboxRegistry {
 
   async touch(name: string, at: number): Promise<void> {
     const [grants, , byUse] = this.writable();
+    // A touch that changes nothing (no such name, or no later than the recorded use) writes
+    // nothing and waits for no sync.
+    const current = this.host.read(() => grants.get(name));
+    if (current === undefined || at <= current.lastUsedAt) return;
     // Read again inside the transaction: concurrent touches never move it back.
     await this.host.write(() =>
       this.root.transaction(() => {

@@ -41,10 +41,10 @@ export interface SandboxHost {
 /**
  * The plants of one named sandbox, in the environment's databases for named sandboxes:
  * `sandbox-plants` keyed `[sandbox, id]` and `sandbox-plants-by-tag` keyed
- * `[sandbox, tag, id]` (their outbox records in `sandbox-outbox`, keyed `[sandbox, id]`).
- * Three databases however many sandboxes there are (LMDB's named databases are few and
- * fixed at open). The default sandbox's databases hold no such key, so its pages never meet
- * one.
+ * `[sandbox, tag, id]` (their outbox records in `sandbox-outbox`, keyed `[sandbox, id]`,
+ * and their number in `sandbox-plant-counts`, keyed by name). Four databases however many
+ * sandboxes there are (LMDB's named databases are few and fixed at open). The default
+ * sandbox's databases hold no such key, so its pages never meet one.
  *
  * Why a sandbox's range holds its plants only, in id order (ordered-binary, which LMDB
  * compares bytewise): `[name, id]` is the name's bytes, a 0 byte, then the id as 9 bytes of
@@ -56,13 +56,12 @@ export interface SandboxHost {
  * ordered as the default's index (`[tag, id]`) orders them. Each range is one cursor seek
  * and at most `limit` steps: O(limit + log N), whatever the other sandboxes hold.
  *
- * Quotas: `sandbox-plant-counts` holds each sandbox's number of plants, keyed by name, and
- * every write of a sandbox's plants reads and writes it inside its own transaction. LMDB has
- * one writer at a time and lmdb-js runs transaction callbacks one after another, so an add
- * bounded by `maxPlants` sees every earlier add and remove: concurrent adds at the edge
- * store exactly that many. A count of 0 is not kept; an absent one (0, or a sandbox written
- * before counts were kept) is counted from the sandbox's range inside the transaction, which
- * costs a seek when it is empty.
+ * Quotas: every write of a sandbox's plants reads and writes its count inside its own
+ * transaction. LMDB has one writer at a time (the directory's lock keeps other processes
+ * out) and lmdb-js runs transaction callbacks one after another, so an add bounded by
+ * `maxPlants` sees every earlier add and remove: concurrent adds at the edge store exactly
+ * that many. A count of 0 is not kept; an absent one (0, or a sandbox written before counts
+ * were kept) is counted from the sandbox's range inside the transaction: a seek when empty.
  */
 export class DiskSandbox implements PlantRepository {
   /** The deliveries recorded with the changes: the environment's one outbox. */

@@ -12,4 +12,4 @@ storageContract('disk', async () => {
       directory.remove();
     },
   };
-}, { sandboxes: true });
+}, { sandboxes: true, selfService: true });

@@ -147,6 +147,35 @@ describe('disk storage: a data directory of release 1.0 (before sandboxes)', () 
     expect(retried!.deliveries.map((delivery) => delivery.id)).to.deep.equal([FAILED_ID]);
   });
 
+  it("a directory holding every later database still opens as release 1.0 opens it (lmdb-js's defaults, its four databases)", async () => {
+    repository = DiskPlantRepository.open(made.path);
+    // A write to each database added since: sandboxes' plants, tags, outbox and counts, and the grants.
+    const garden = repository.sandbox('garden');
+    const subscriptions = new Subscriptions([HOOK], ['plant.created'], () => T0);
+    const plant = { id: 1, name: 'Garden monstera', tag: 'tropical' };
+    expect(await garden.add(plant, subscriptions.deliveriesFor(plantCreated(plant, 'garden')), { maxPlants: 10 })).to.equal(true);
+    expect(await repository.sandboxes.create({ name: 'garden', tokenDigest: 'digest', createdAt: T0, lastUsedAt: T0 })).to.equal(true);
+    await repository.close();
+    repository = undefined;
+
+    // As that release opened it: no maxDbs, so lmdb-js's default of 12 handles.
+    const root: RootDatabase = open({ path: join(made.path, DATABASE_FILE_NAME) });
+    try {
+      const plants = root.openDB<{ name: string; tag?: string }, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
+      root.openDB({ name: 'plants-by-tag' });
+      root.openDB({ name: 'outbox' });
+      root.openDB({ name: 'gone-endpoints' });
+      expect(plants.get(1)).to.deep.equal({ name: 'Monstera', tag: 'tropical' });
+      await plants.put(6, { name: 'Written by 1.0' });
+    } finally {
+      await root.close();
+    }
+    repository = DiskPlantRepository.open(made.path);
+    expect(await repository.findById(6)).to.deep.equal({ id: 6, name: 'Written by 1.0' });
+    expect(await repository.sandbox('garden').findById(1)).to.deep.equal(plant);
+    expect(await repository.sandboxes.byTokenDigest('digest')).to.deep.include({ name: 'garden' });
+  });
+
   it('a read-only open (exports, backups) reads the default sandbox, and named sandboxes as empty', async () => {
     repository = DiskPlantRepository.open(made.path, { readOnly: true });
     expect(await repository.page({ limit: 100 })).to.deep.equal(PLANTS);
@@ -156,5 +185,8 @@ describe('disk storage: a data directory of release 1.0 (before sandboxes)', () 
     expect(await garden.findById(1)).to.equal(undefined);
     expect(await repository.outbox.state()).to.deep.equal({ pending: 1, oldestPendingAt: T0, failed: [FAILED] });
     expect(await repository.outbox.state('garden')).to.deep.equal({ pending: 0, failed: [] });
+    expect(await repository.sandboxes.list(), 'no self-service sandboxes there').to.deep.equal([]);
+    expect(await repository.sandboxes.byTokenDigest('digest')).to.equal(undefined);
+    expect(await repository.sandboxes.idleBefore(T0, 10)).to.deep.equal([]);
   });
 });

@@ -28,6 +28,12 @@ export type SandboxPlantKey = [sandbox: string, id: number];
  */
 export type PlantKey = number | string;
 
+/** An outbox record a purge removed: its plant, and the claim held on it then (if any). */
+export interface DroppedRecord {
+  readonly key: string;
+  readonly claim: object | undefined;
+}
+
 export const namedPlantKey = (sandbox: string, id: number): string => `${sandbox}/${id}`;
 
 /** The database key of a named sandbox's plant from its in-memory key (the id follows the last `/`). */
@@ -37,7 +43,7 @@ function storedKey(key: string): SandboxPlantKey {
 }
 
 /** Every key of one named sandbox in a database keyed `[sandbox, id]`: `[name]` is a prefix of them all, and of no other sandbox's below the end. */
-const sandboxRange = (sandbox: string) => ({ start: [sandbox], end: [sandbox, MAX_PLANT_ID + 1] });
+export const sandboxRange = (sandbox: string) => ({ start: [sandbox], end: [sandbox, MAX_PLANT_ID + 1] });
 
 /**
  * The outbox of the disk storage: a database `outbox` in the same LMDB environment, one
@@ -101,6 +107,42 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     const record = withDeliveries(records.get(key), deliveries)!;
     void records.put(key, record);
     return record;
+  }
+
+  /**
+   * Removes up to `limit` of the named sandbox's records (its pending deliveries with them);
+   * call only inside a write transaction, and hand what it answers to `noteDropped` once that
+   * transaction is on disk.
+   */
+  dropSandboxIn(sandbox: string, limit: number): DroppedRecord[] {
+    if (!(limit > 0)) return [];
+    const records = this.sandboxRecords ?? readOnly();
+    // Read whole before removing: the range is not walked while it changes.
+    const keys = [...records.getKeys({ ...sandboxRange(sandbox), limit })];
+    return keys.map((stored) => {
+      void records.remove(stored);
+      const key = namedPlantKey(stored[0], stored[1]);
+      return { key, claim: this.claims.get(key) };
+    });
+  }
+
+  /**
+   * Records dropped by a purge are gone on disk: the index follows, and claims held on them
+   * then are let go (their settle answers false). The index entry is read afresh rather than
+   * deleted, since a write committed meanwhile may have recorded the plant anew; a claim made
+   * since is someone else's and stays.
+   */
+  noteDropped(dropped: readonly DroppedRecord[]): void {
+    for (const { key, claim } of dropped) {
+      if (claim !== undefined && this.claims.get(key) === claim) this.claims.delete(key);
+      if (this.due === undefined) continue;
+      try {
+        this.noteDue(key, this.recordAt(key));
+      } catch {
+        // Unreadable (closing): the next claim reads the records afresh.
+        this.due = undefined;
+      }
+    }
   }
 
   /** A record written by a change is on disk: claims may take it from now on. */

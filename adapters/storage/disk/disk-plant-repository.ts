@@ -4,7 +4,9 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import {
   DEFAULT_SANDBOX,
   MAX_PLANT_ID,
+  sandboxFull,
   sandboxNameProblem,
+  type AddLimits,
   type OutboxRecord,
   type PageRequest,
   type PendingDelivery,
@@ -16,6 +18,7 @@ import { DataDirLock } from './data-dir-lock.js';
 import { prepareDataDir } from './data-dir.js';
 import { reading, writing } from './disk-errors.js';
 import { DiskSandbox, type SandboxHost, type SandboxPlantKey, type SandboxTagKey } from './disk-sandbox.js';
+import { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
@@ -35,6 +38,13 @@ export interface DiskPlantRepositoryOptions {
 /** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
 export const DATABASE_FILE_NAME = 'plants.lmdb';
 
+/**
+ * Named databases a process may open in the environment (lmdb-js's default is 12; eleven
+ * are used). A bound per open handle, not a property of the file: a release opening fewer
+ * databases, 1.0 included, opens a directory holding more.
+ */
+const MAX_DATABASES = 32;
+
 /** Sandbox views kept for reuse; past this many the oldest is dropped (a view is cheap to make again). */
 const CACHED_SANDBOXES = 10_000;
 
@@ -44,9 +54,11 @@ const CACHED_SANDBOXES = 10_000;
  * the name, so a page — filtered or not — is range reads only, O(limit + log N).
  *
  * Sandboxes: this repository holds the default sandbox's plants, in exactly the databases
- * and keys written before sandboxes existed; the named sandboxes' are in three databases
- * of their own whatever their number (see DiskSandbox), so the default's reads and writes
- * are what they were and none of its ranges can meet another sandbox's key.
+ * and keys written before sandboxes existed; the named sandboxes' are in databases of their
+ * own whatever their number (see DiskSandbox: plants, tag index, outbox records and a count
+ * of plants per sandbox), so the default's reads and writes are what they were and none of
+ * its ranges can meet another sandbox's key. The self-service sandboxes' grants are kept
+ * beside them (see DiskSandboxRegistry).
  *
  * Durability: a create or delete is acknowledged only once its transaction is flushed to
  * disk (fsync). LMDB commits every write queued in one event turn as one transaction, so
@@ -64,12 +76,12 @@ export class DiskPlantRepository implements PlantRepository {
     const path = join(directory, DATABASE_FILE_NAME);
     if (options.readOnly) {
       if (!existsSync(path)) throw new Error(`data directory ${directory} holds no plant store (no ${DATABASE_FILE_NAME})`);
-      return new DiskPlantRepository(open({ path, readOnly: true }), undefined, directory, timeoutMS);
+      return new DiskPlantRepository(open({ path, readOnly: true, maxDbs: MAX_DATABASES }), undefined, directory, timeoutMS);
     }
     prepareDataDir(directory);
     const lock = DataDirLock.acquire(directory);
     try {
-      const root = open({ path });
+      const root = open({ path, maxDbs: MAX_DATABASES });
       return new DiskPlantRepository(root, lock, directory, timeoutMS);
     } catch (error) {
       lock.release();
@@ -82,11 +94,14 @@ export class DiskPlantRepository implements PlantRepository {
   /** The named sandboxes' plants and tag index; absent only in a read-only open of a directory written before sandboxes. */
   private readonly sandboxPlants: Database<StoredPlant, SandboxPlantKey> | undefined;
   private readonly sandboxByTag: Database<string, SandboxTagKey> | undefined;
+  private readonly sandboxCounts: Database<number, string> | undefined;
   private readonly sandboxViews = new Map<string, DiskSandbox>();
   private host: SandboxHost | undefined;
   private closed = false;
   /** The deliveries recorded with the changes, in the same environment. */
   readonly outbox: DiskDeliveryOutbox;
+  /** The self-service sandboxes, in the same environment. */
+  readonly sandboxes: DiskSandboxRegistry;
   /** For start-up lines and logs. */
   readonly description: string;
 
@@ -105,7 +120,9 @@ export class DiskPlantRepository implements PlantRepository {
       | Database<StoredPlant, SandboxPlantKey>
       | undefined;
     this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: 'sandbox-plants-by-tag' }) as Database<string, SandboxTagKey> | undefined;
+    this.sandboxCounts = root.openDB<number, string>({ name: 'sandbox-plant-counts' }) as Database<number, string> | undefined;
     this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);
+    this.sandboxes = new DiskSandboxRegistry(root, { read: (read) => this.read(read), write: (start) => this.write(start) });
     this.description = `disk ${directory}`;
   }
 
@@ -132,20 +149,31 @@ export class DiskPlantRepository implements PlantRepository {
     return stored && toPlant(id, stored);
   }
 
-  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = [], limits?: AddLimits): Promise<boolean> {
     const stored = toStored(plant);
-    if (deliveries.length > 0) {
-      // The plant and its deliveries in one transaction: one commit, both or neither.
+    const maxPlants = limits?.maxPlants;
+    if (deliveries.length > 0 || maxPlants !== undefined) {
+      // The plant and its deliveries in one transaction: one commit, both or neither; a bound
+      // is decided in it too, before any write (lmdb-js keeps a callback's writes when it throws).
       let recorded: OutboxRecord | undefined;
-      return this.writeWithDeliveries(plant.id, () => recorded, () =>
+      let full = false;
+      const added = await this.writeWithDeliveries(plant.id, () => recorded, () =>
         this.root.transaction(() => {
           if (this.plants.doesExist(plant.id)) return false;
+          // No count is kept for the default sandbox (release 1.0 writes it too and would not
+          // keep one), so a bound there, which the service never sets, counts every plant: O(N).
+          if (maxPlants !== undefined && this.plants.getKeysCount({ start: 0, end: MAX_PLANT_ID + 1 }) >= maxPlants) {
+            full = true;
+            return false;
+          }
           void this.plants.put(plant.id, stored);
           if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
           recorded = this.outbox.recordIn(plant.id, deliveries);
           return true;
         }),
       );
+      if (full) throw sandboxFull(maxPlants!);
+      return added;
     }
     // The existence check runs inside the write transaction: atomic, however many race.
     return this.write(() =>
@@ -188,6 +216,11 @@ export class DiskPlantRepository implements PlantRepository {
 
   async ping(): Promise<void> {
     this.read(() => this.plants.getKeysCount({ limit: 1 }));
+  }
+
+  /** The default sandbox is never purged: only a named, self-service one ends. */
+  async purge(_limit: number): Promise<number> {
+    return 0;
   }
 
   /** The named sandbox's plants (the default's are this repository's); the same object for the same name while it is cached. */
@@ -244,12 +277,20 @@ export class DiskPlantRepository implements PlantRepository {
    * outbox's index of due deliveries learns of it once it is on disk, and reads the records
    * afresh if the write failed, since it may have been committed all the same.
    */
-  private async writeWithDeliveries(key: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
+  private writeWithDeliveries(key: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean> {
+    return this.writeNoting(start, () => {
+      const record = recorded();
+      if (record !== undefined) this.outbox.noteDurable(key, record);
+    });
+  }
+
+  /**
+   * A write that may change outbox records: `durable` tells the outbox once it is on disk,
+   * and a failure makes it read the records afresh, since the write may have been committed.
+   */
+  private async writeNoting<T>(start: () => Promise<T>, durable: () => void): Promise<T> {
     try {
-      return await this.write(start, () => {
-        const record = recorded();
-        if (record !== undefined) this.outbox.noteDurable(key, record);
-      });
+      return await this.write(start, durable);
     } catch (error) {
       this.outbox.forgetIndex();
       throw error;
@@ -262,10 +303,13 @@ export class DiskPlantRepository implements PlantRepository {
       root: this.root,
       plants: this.sandboxPlants,
       byTag: this.sandboxByTag,
+      counts: this.sandboxCounts,
       outbox: this.outbox,
+      sandboxes: this.sandboxes,
       read: (read) => this.read(read),
       write: (start) => this.write(start),
       writeWithDeliveries: (key, recorded, start) => this.writeWithDeliveries(key, recorded, start),
+      writeNoting: (start, durable) => this.writeNoting(start, durable),
       ping: () => this.ping(),
     };
   }

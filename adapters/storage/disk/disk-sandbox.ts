@@ -1,6 +1,16 @@
 import type { Database, RootDatabase } from 'lmdb';
-import { MAX_PLANT_ID, type OutboxRecord, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
-import { namedPlantKey, type DiskDeliveryOutbox, type PlantKey, type SandboxPlantKey } from './disk-delivery-outbox.js';
+import {
+  MAX_PLANT_ID,
+  sandboxFull,
+  type AddLimits,
+  type OutboxRecord,
+  type PageRequest,
+  type PendingDelivery,
+  type Plant,
+  type PlantRepository,
+} from '../../../core/index.js';
+import { namedPlantKey, sandboxRange, type DiskDeliveryOutbox, type DroppedRecord, type PlantKey, type SandboxPlantKey } from './disk-delivery-outbox.js';
+import type { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
 
@@ -13,23 +23,28 @@ export interface SandboxHost {
   /** Undefined only in a read-only open of a directory written before sandboxes: no sandbox has plants there. */
   readonly plants: Database<StoredPlant, SandboxPlantKey> | undefined;
   readonly byTag: Database<string, SandboxTagKey> | undefined;
+  /** Plants held, by sandbox (see DiskSandbox); undefined where `plants` is. */
+  readonly counts: Database<number, string> | undefined;
   readonly outbox: DiskDeliveryOutbox;
+  readonly sandboxes: DiskSandboxRegistry;
   /** A synchronous read, failing as StorageUnavailable (after close too). */
   read<T>(read: () => T): T;
   /** A write, answered once on disk. */
   write<T>(start: () => Promise<T>): Promise<T>;
   /** A write that may record deliveries under `key`, noted in the outbox's index once on disk. */
   writeWithDeliveries(key: PlantKey, recorded: () => OutboxRecord | undefined, start: () => Promise<boolean>): Promise<boolean>;
+  /** A write that may change outbox records: `durable` runs once it is on disk; a failure makes the outbox read its records afresh. */
+  writeNoting<T>(start: () => Promise<T>, durable: () => void): Promise<T>;
   ping(): Promise<void>;
 }
 
 /**
  * The plants of one named sandbox, in the environment's databases for named sandboxes:
  * `sandbox-plants` keyed `[sandbox, id]` and `sandbox-plants-by-tag` keyed
- * `[sandbox, tag, id]` (their outbox records in `sandbox-outbox`, keyed `[sandbox, id]`).
- * Three databases however many sandboxes there are (LMDB's named databases are few and
- * fixed at open). The default sandbox's databases hold no such key, so its pages never meet
- * one.
+ * `[sandbox, tag, id]` (their outbox records in `sandbox-outbox`, keyed `[sandbox, id]`,
+ * and their number in `sandbox-plant-counts`, keyed by name). Four databases however many
+ * sandboxes there are (LMDB's named databases are few and fixed at open). The default
+ * sandbox's databases hold no such key, so its pages never meet one.
  *
  * Why a sandbox's range holds its plants only, in id order (ordered-binary, which LMDB
  * compares bytewise): `[name, id]` is the name's bytes, a 0 byte, then the id as 9 bytes of
@@ -40,6 +55,13 @@ export interface SandboxHost {
  * the ids'. The tag index puts the tag between, so behind a sandbox's prefix its tags are
  * ordered as the default's index (`[tag, id]`) orders them. Each range is one cursor seek
  * and at most `limit` steps: O(limit + log N), whatever the other sandboxes hold.
+ *
+ * Quotas: every write of a sandbox's plants reads and writes its count inside its own
+ * transaction. LMDB has one writer at a time (the directory's lock keeps other processes
+ * out) and lmdb-js runs transaction callbacks one after another, so an add bounded by
+ * `maxPlants` sees every earlier add and remove: concurrent adds at the edge store exactly
+ * that many. A count of 0 is not kept; an absent one (0, or a sandbox written before counts
+ * were kept) is counted from the sandbox's range inside the transaction: a seek when empty.
  */
 export class DiskSandbox implements PlantRepository {
   /** The deliveries recorded with the changes: the environment's one outbox. */
@@ -78,55 +100,62 @@ export class DiskSandbox implements PlantRepository {
     return stored && toPlant(id, stored);
   }
 
-  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = [], limits?: AddLimits): Promise<boolean> {
     const { root, outbox } = this.host;
-    const [plants, byTag] = this.writable();
+    const [plants, byTag, counts] = this.writable();
     const name = this.name;
     const stored = toStored(plant);
     const key: SandboxPlantKey = [name, plant.id];
-    if (deliveries.length > 0) {
-      // The plant and its deliveries in one transaction: one commit, both or neither.
-      let recorded: OutboxRecord | undefined;
-      return this.host.writeWithDeliveries(namedPlantKey(name, plant.id), () => recorded, () =>
-        root.transaction(() => {
-          if (plants.doesExist(key)) return false;
-          void plants.put(key, stored);
-          if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
-          recorded = outbox.recordInSandbox(name, plant.id, deliveries);
-          return true;
-        }),
-      );
-    }
-    // The existence check runs inside the write transaction: atomic, however many race.
-    return this.host.write(() =>
-      plants.ifNoExists(key, () => {
+    const maxPlants = limits?.maxPlants;
+    let full = false;
+    // The plant, its count and its deliveries in one transaction: one commit, all or none.
+    // The id is checked first: a taken id is a conflict even in a full sandbox.
+    let recorded: OutboxRecord | undefined;
+    const added = await this.host.writeWithDeliveries(namedPlantKey(name, plant.id), () => recorded, () =>
+      root.transaction(() => {
+        if (plants.doesExist(key)) return false;
+        const count = this.countIn(plants, counts);
+        // Decided before any write: lmdb-js keeps a callback's writes even when it throws.
+        if (maxPlants !== undefined && count >= maxPlants) {
+          full = true;
+          return false;
+        }
         void plants.put(key, stored);
         if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
+        this.setCount(counts, count + 1);
+        recorded = outbox.recordInSandbox(name, plant.id, deliveries);
+        return true;
       }),
     );
+    if (full) throw sandboxFull(maxPlants!);
+    return added;
   }
 
   async addMany(list: readonly Plant[]): Promise<boolean[]> {
-    const [plants, byTag] = this.writable();
+    const [plants, byTag, counts] = this.writable();
     const name = this.name;
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
     return this.host.write(() =>
-      this.host.root.transaction(() =>
-        list.map((plant) => {
+      this.host.root.transaction(() => {
+        let count = this.countIn(plants, counts);
+        const added = list.map((plant) => {
           const key: SandboxPlantKey = [name, plant.id];
           if (plants.doesExist(key)) return false;
           const stored = toStored(plant);
           void plants.put(key, stored);
           if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
+          count++;
           return true;
-        }),
-      ),
+        });
+        this.setCount(counts, count);
+        return added;
+      }),
     );
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const { root, outbox } = this.host;
-    const [plants, byTag] = this.writable();
+    const [plants, byTag, counts] = this.writable();
     const name = this.name;
     const key: SandboxPlantKey = [name, id];
     // Runs inside the write transaction, so the tag read is the one removed.
@@ -135,11 +164,45 @@ export class DiskSandbox implements PlantRepository {
       root.transaction(() => {
         const stored = plants.get(key);
         if (stored === undefined) return false;
+        // Counted before the removal: an absent count is counted from the range as it is.
+        const count = this.countIn(plants, counts);
         void plants.remove(key);
         if (stored.tag !== undefined && stored.tag !== null) void byTag.remove([name, stored.tag, id]);
+        this.setCount(counts, count - 1);
         recorded = outbox.recordInSandbox(name, id, deliveries);
         return true;
       }),
+    );
+  }
+
+  /**
+   * Removes up to `limit` of this sandbox's plants (with their tags and count), then, with
+   * what is left of `limit`, its outbox records (pending deliveries dropped): one transaction
+   * of at most `limit` such removals. Answers how many; 0 once nothing is left.
+   */
+  async purge(limit: number): Promise<number> {
+    if (!(limit > 0)) return 0;
+    const { root, outbox } = this.host;
+    const [plants, byTag, counts] = this.writable();
+    const name = this.name;
+    let dropped: DroppedRecord[] = [];
+    return this.host.writeNoting(
+      () =>
+        root.transaction(() => {
+          // Read whole before removing: the range is not walked while it changes.
+          const gone = [...plants.getRange({ ...sandboxRange(name), limit })];
+          if (gone.length > 0) {
+            const count = this.countIn(plants, counts);
+            for (const { key, value } of gone) {
+              void plants.remove(key);
+              if (value.tag !== undefined && value.tag !== null) void byTag.remove([name, value.tag, key[1]]);
+            }
+            this.setCount(counts, count - gone.length);
+          }
+          dropped = outbox.dropSandboxIn(name, limit - gone.length);
+          return gone.length + dropped.length;
+        }),
+      () => outbox.noteDropped(dropped),
     );
   }
 
@@ -147,12 +210,27 @@ export class DiskSandbox implements PlantRepository {
     return this.host.ping();
   }
 
+  /** The self-service sandboxes: the environment's one registry. */
+  get sandboxes(): DiskSandboxRegistry {
+    return this.host.sandboxes;
+  }
+
+  /** This sandbox's plants, inside a write transaction (see the class's comment). */
+  private countIn(plants: Database<StoredPlant, SandboxPlantKey>, counts: Database<number, string>): number {
+    return counts.get(this.name) ?? plants.getKeysCount(sandboxRange(this.name));
+  }
+
+  private setCount(counts: Database<number, string>, count: number): void {
+    if (count > 0) void counts.put(this.name, count);
+    else void counts.remove(this.name);
+  }
+
   /** The databases a write needs; missing only in a read-only open, where writes fail as storage unavailable. */
-  private writable(): [Database<StoredPlant, SandboxPlantKey>, Database<string, SandboxTagKey>] {
-    const { plants, byTag } = this.host;
-    if (plants === undefined || byTag === undefined) return this.host.read(() => {
+  private writable(): [Database<StoredPlant, SandboxPlantKey>, Database<string, SandboxTagKey>, Database<number, string>] {
+    const { plants, byTag, counts } = this.host;
+    if (plants === undefined || byTag === undefined || counts === undefined) return this.host.read(() => {
       throw new Error('the disk storage is open for reading only');
     });
-    return [plants, byTag];
+    return [plants, byTag, counts];
   }
 }

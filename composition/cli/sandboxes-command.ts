@@ -5,7 +5,7 @@ import { configFrom } from '../config/parse-config.js';
 import { openStorage } from '../store/storage.js';
 import { splitCommandArgs } from './command-args.js';
 
-export const SANDBOXES_USAGE = 'plant-store sandboxes list | delete NAME [settings]   the self-service sandboxes: name, plants, last use, expiry; or end one now';
+export const SANDBOXES_USAGE = 'plant-store sandboxes list | delete NAME [settings]   the self-service sandboxes: name, plants, last use, expiry (by the server\'s sandbox settings); or end one now';
 
 /**
  * `plant-store sandboxes`: lists the self-service sandboxes of the configured storage, or

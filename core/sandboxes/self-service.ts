@@ -66,8 +66,13 @@ export class SelfServiceSandboxes {
     return grant.lastUsedAt + this.policy.ttlMs;
   }
 
-  /** Ends a sandbox now: its token stops working at once, then its plants and pending deliveries go. */
+  /**
+   * Ends a sandbox: its plants and pending deliveries go, then its token, then whatever was
+   * added meanwhile. In that order so that a crash part-way leaves the grant, and the next
+   * expiry round (or a second end) finishes the job: nothing is left behind unowned.
+   */
   async end(name: string): Promise<boolean> {
+    await this.purge(name);
     const removed = await this.registry.remove(name);
     await this.purge(name);
     return removed;

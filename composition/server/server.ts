@@ -59,7 +59,7 @@ export async function serveStore(
     version: packageVersion,
     checkStorage: () => store.ping(),
     selfService: settings.selfService,
-    webhookDeliveries: store.hasWebhooks ? { state: (sandbox) => store.deliveryState(sandbox ?? DEFAULT_SANDBOX), retryFailed: () => store.retryFailedDeliveries() } : undefined,
+    webhookDeliveries: store.hasWebhooks ? { state: (sandbox) => deliveryStateFor(store, sandbox), retryFailed: () => store.retryFailedDeliveries() } : undefined,
   });
   const server = createNodeServer(app.callback(), {
     headersTimeoutMs: settings.headersTimeoutMs,
@@ -70,6 +70,14 @@ export async function serveStore(
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => closeGracefully(server, graceMs) };
+}
+
+/** A sandbox's delivery state; the default sandbox's tokens (operators) also see how many self-service sandboxes there are. */
+async function deliveryStateFor(store: PlantStore, sandbox: string | undefined) {
+  const state = await store.deliveryState(sandbox ?? DEFAULT_SANDBOX);
+  const registry = store.selfService?.sandboxes.registry;
+  if (sandbox !== undefined || registry === undefined) return state;
+  return { ...state, sandboxes: (await registry.list()).length };
 }
 
 /** An option given as undefined takes its default, as one left out does. */

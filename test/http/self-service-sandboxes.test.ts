@@ -102,6 +102,15 @@ export function selfServiceSuite(storageName: string, storage: StorageFactory): 
       expect([answer.status, answer.body.error]).to.deep.equal([401, 40102]);
     });
 
+    it("operators see how many self-service sandboxes there are in the delivery state; a sandbox sees only its own deliveries", async () => {
+      await start({ PLANT_STORE_WEBHOOK_URLS: 'https://hooks.example.org/in', PLANT_STORE_WEBHOOK_SECRET: `whsec_${Buffer.from('a-test-secret-of-24-bytes!').toString('base64')}`, PLANT_STORE_WEBHOOK_RETRY_SCHEDULE: '1h' });
+      const sandboxes = [await signUp(), await signUp()];
+      const operators = await server!.http.get('/webhooks/deliveries');
+      expect(operators.body.sandboxes).to.equal(2);
+      const own = await as(sandboxes[0]!.token).get('/webhooks/deliveries');
+      expect(own.body).to.deep.equal({ pending: 0, failed: [] });
+    });
+
     it('a new sandbox starts with the seed file\'s plants', async () => {
       using dir = tempDir('plant-store-seed-');
       const seed = join(dir.path, 'seed.jsonl');

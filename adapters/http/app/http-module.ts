@@ -50,6 +50,6 @@ export interface SelfServiceHttp {
 /** What the delivery routes show and do: the store's webhook delivery state, and retrying failed ones. */
 export interface WebhookDeliveries {
   /** Of one sandbox's plants (undefined: the default sandbox). */
-  state(sandbox: string | undefined): Promise<DeliveryState & { readonly oldestPendingAgeMs?: number }>;
+  state(sandbox: string | undefined): Promise<DeliveryState & { readonly oldestPendingAgeMs?: number; readonly sandboxes?: number }>;
   retryFailed(): Promise<number>;
 }

@@ -26,7 +26,7 @@ export function deliveryPaths(basePath: string): Record<string, JsonSchema> {
       get: guardedOperation(
         'readDeliveries',
         'Webhook delivery state',
-        'Pending deliveries (count, and the age of the oldest) and failed ones with their last status or error.',
+        "Pending deliveries (count, and the age of the oldest) and failed ones with their last status or error, of the caller's sandbox.",
         {
           '200': response(
             'The delivery state.',
@@ -38,6 +38,7 @@ export function deliveryPaths(basePath: string): Record<string, JsonSchema> {
                 pending: { type: 'integer', minimum: 0 },
                 oldestPendingAt: { type: 'integer' },
                 oldestPendingAgeMs: { type: 'integer', minimum: 0 },
+                sandboxes: { type: 'integer', minimum: 0, description: "Self-service sandboxes now; shown to the default sandbox's tokens (operators) while sign-up is on." },
                 failed: { type: 'array', items: failedDelivery },
               },
             }),

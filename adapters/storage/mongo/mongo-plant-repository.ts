@@ -45,7 +45,9 @@ const KEPT_VIEWS = 1024;
  * PlantStoreError(StorageUnavailable). The driver reconnects by itself, so the same
  * instance works again once the database is back. The repository holds the default
  * sandbox's plants; `sandbox(name)` a named one's, in the same collection under keys of
- * their own (see PlantKey), with the same outbox.
+ * their own (see PlantKey), with the same outbox. A named sandbox also keeps a count of its
+ * plants, for quotas (see SandboxCounts); the self-service sandboxes' grants are kept beside
+ * (`sandboxes`, see MongoSandboxRegistry).
  */
 export class MongoPlantRepository implements PlantRepository {
   /**

@@ -18,15 +18,18 @@ import { freshVersion } from './plant-document.js';
  * A process that dies (or a call whose outcome is unknown, such as a timeout) between the
  * two steps leaves `plants` one high: an add that reserved and never inserted, a remove that
  * deleted and never counted off. Never low, so the quota still holds; the sandbox just
- * refuses a plant early. That is set right by a recount, made when an add is refused and the
- * sandbox has had no reservation for `quietMs` (so no add is under way: each ends within its
- * call deadline, far shorter): `plants` becomes the plants in the sandbox's range, provided
- * nothing reserved or recounted in between. Removes under way during a recount are told by
- * `epoch`: a remove reads it before deleting and counts off only if it is unchanged (if a
- * recount came in between, it may already have left the plant out).
+ * refuses a plant early, one per such failure. That is set right by a recount, made when an
+ * add is refused and the sandbox has had no reservation for `quietMs` (so no add is under
+ * way: each ends within its call deadline, far shorter; the servers' clocks are taken to
+ * agree within seconds): `plants` becomes the plants in the sandbox's range, provided nothing
+ * reserved or recounted in between. Removes under way during a recount are told by `epoch`:
+ * a remove reads it before deleting and counts off only if it is unchanged (if a recount came
+ * in between, it may already have left the plant out; skipped, the count stays high, never
+ * low). A sandbox's last purge drops its count, a high one too once quiet.
  *
  * FerretDB 1.x does not apply a conditional update as one step (see docs on FerretDB), so
- * there concurrent adds at the edge can pass together; the quota is exact on MongoDB.
+ * there concurrent adds at the edge can pass together; the quota is exact on MongoDB, as
+ * stand-ins with its atomicity show (test/storage/mongo-sandbox-quota.test.ts).
  */
 export interface SandboxCountDocument {
   _id: string;
@@ -40,7 +43,7 @@ export interface SandboxCountDocument {
   epoch: number;
 }
 
-/** How long a sandbox has no reservation before a refused add may recount it: many times any call deadline. */
+/** How long a sandbox has no reservation before a refused add may recount it (or ten call deadlines, if longer). */
 export const RECOUNT_QUIET_MS = 60_000;
 
 /** The counts of named sandboxes, in their own collection. Each method is one call (but `recount`). */

@@ -8,6 +8,8 @@ import { MongoDeliveryOutbox, type EndpointDocument, type LeaseDocument } from '
 import { isDuplicateKey } from '../../adapters/storage/mongo/mongo-errors.js';
 import { addWithDeliveries, removeWithDeliveries } from '../../adapters/storage/mongo/mongo-outbox-writes.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
+import { MongoSandboxRegistry, type GrantDocument } from '../../adapters/storage/mongo/mongo-sandbox-registry.js';
+import { SandboxCounts, type SandboxCountDocument } from '../../adapters/storage/mongo/sandbox-counts.js';
 import { CollectionStandIn } from '../support/collection-stand-in.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -224,6 +226,52 @@ describe('CollectionStandIn answers as a MongoDB server does', () => {
     ];
     for (const [label, call] of steps) await same(label, call);
     await sameContents('after the adapters wrote');
+  });
+
+  it('the sandbox counts and the grants write the same documents through it (SandboxCounts, MongoSandboxRegistry)', async () => {
+    const T0 = 1_800_000_000_000;
+    let now = T0;
+    const counts = (c: Collection<Doc>) => new SandboxCounts(c as unknown as Collection<SandboxCountDocument>, () => now, 1000);
+    const registry = (c: Collection<Doc>) => new MongoSandboxRegistry(c as unknown as Collection<GrantDocument>, 5000);
+    const grant = (name: string, lastUsedAt = T0) => ({ name, tokenDigest: `digest-of-${name}`, createdAt: T0, lastUsedAt });
+    // Epochs are random: each side's is kept to count off under, and compared as "an epoch".
+    const epochs = new Map<unknown, number | undefined>();
+    const steps: [string, Call][] = [
+      ['the first reservation makes the count', (c) => counts(c).reserve('box', 1, 2)],
+      ['within the quota', (c) => counts(c).reserve('box', 1, 2)],
+      ['at the quota: refused', (c) => counts(c).reserve('box', 1, 2)],
+      ['more than the quota at once: refused', (c) => counts(c).reserve('box', 3, 2)],
+      ['unbounded, as imports', (c) => counts(c).reserve('box', 3)],
+      ['given back', (c) => counts(c).giveBack('box', 3)],
+      ['the epoch read', async (c) => epochs.set(c, await counts(c).epochOf('box')).get(c) !== undefined],
+      ['counted off under it', (c) => counts(c).countOff('box', 1, epochs.get(c))],
+      ['a recount too soon', (c) => counts(c).recount('box', async () => 0)],
+      [
+        'a recount once quiet',
+        (c) => {
+          now = T0 + 1001;
+          return counts(c).recount('box', async () => 0);
+        },
+      ],
+      ['counted off under the epoch before it: nothing', (c) => counts(c).countOff('box', 1, epochs.get(c))],
+      ['a sandbox never counted', (c) => counts(c).epochOf('other')],
+      ['forgotten once empty', (c) => counts(c).forget('box')],
+      ['a grant', (c) => registry(c).create(grant('sb-a'))],
+      ['a taken name', (c) => registry(c).create({ ...grant('sb-a'), tokenDigest: 'other' })],
+      ['another grant', (c) => registry(c).create(grant('sb-b', T0 + 5))],
+      ['touched forward', (c) => registry(c).touch('sb-a', T0 + 9)],
+      ['touched back: nothing', (c) => registry(c).touch('sb-a', T0 + 1)],
+      ['by its digest', (c) => registry(c).byTokenDigest('digest-of-sb-a')],
+      ['idle, oldest use first', (c) => registry(c).idleBefore(T0 + 10, 5)],
+      ['idle, at most one', (c) => registry(c).idleBefore(T0 + 10, 1)],
+      ['removed', (c) => registry(c).remove('sb-b')],
+      ['listed', (c) => registry(c).list()],
+    ];
+    const epochless = (documents: unknown[]) => JSON.stringify(documents, (key, value) => (key === 'epoch' && typeof value === 'number' ? 'epoch' : value));
+    for (const [label, call] of steps) {
+      await same(label, call);
+      expect(epochless(standIn.documents()), `${label}: documents`).to.equal(epochless(await real.find({}, { sort: { _id: 1 } }).toArray()));
+    }
   });
 
   it('random sequences of writes and reads over a few ids', async function () {

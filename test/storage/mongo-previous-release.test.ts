@@ -79,6 +79,11 @@ describe('MongoDB storage: a database written by the release before sandboxes', 
       const indexes = (await db.collection(collection).indexes()).map((index) => ({ name: index.name, key: index.key }));
       expect(indexes, `${collection} indexes`).to.have.deep.members(fixture.collections[collection]!.indexes.map((index) => ({ name: index.name, key: BSON.EJSON.deserialize(index.key) })));
     }
+    // The one addition: the self-service sandboxes' grants, empty, in a collection of their own
+    // (with its indexes, made at opening like the plants' were), which that release never reads.
+    const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
+    expect(collections).to.have.members([...Object.keys(fixture.collections), 'plants_sandbox_grants']);
+    expect(await stored(db, 'plants_sandbox_grants')).to.deep.equal([]);
     expect(await repo.page({ limit: 100 })).to.deep.equal([
       { id: 1, name: 'Fern', tag: 'green' },
       { id: 2, name: 'Ivy' },

@@ -1,12 +1,14 @@
 import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
-import { DEFAULT_SANDBOX, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocument } from './mongo-delivery-outbox.js';
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
-import { checkedSandboxName, keysAfter, plantKey, plantProjection, toDocument, toPlant, type PlantDocument } from './plant-document.js';
+import { checkedSandboxName, keysAfter, keysOf, plantKey, plantProjection, toDocument, toPlant, type PlantDocument, type PlantKey } from './plant-document.js';
+import { MongoSandboxRegistry, type GrantDocument } from './mongo-sandbox-registry.js';
+import { RECOUNT_QUIET_MS, SandboxCounts, type SandboxCountDocument } from './sandbox-counts.js';
 
 export interface MongoPlantRepositoryOptions {
   /** Used when the URI names no database (`mongodb://host/<database>`). Default DEFAULT_DATABASE_NAME. */
@@ -43,7 +45,9 @@ const KEPT_VIEWS = 1024;
  * PlantStoreError(StorageUnavailable). The driver reconnects by itself, so the same
  * instance works again once the database is back. The repository holds the default
  * sandbox's plants; `sandbox(name)` a named one's, in the same collection under keys of
- * their own (see PlantKey), with the same outbox.
+ * their own (see PlantKey), with the same outbox. A named sandbox also keeps a count of its
+ * plants, for quotas (see SandboxCounts); the self-service sandboxes' grants are kept beside
+ * (`sandboxes`, see MongoSandboxRegistry).
  */
 export class MongoPlantRepository implements PlantRepository {
   /**
@@ -79,8 +83,8 @@ export class MongoPlantRepository implements PlantRepository {
    * A repository on collections the caller made: a deterministic simulation passes
    * stand-ins whose every operation it orders (see test/simulation/). Owns no client.
    */
-  static over(collections: MongoCollections, options: { timeoutMS?: number; random?: () => number } = {}): MongoPlantRepository {
-    return new MongoPlantRepository(undefined, collections, options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS, 'collections given by the caller', options.random);
+  static over(collections: MongoCollections, options: { timeoutMS?: number; random?: () => number; now?: () => number } = {}): MongoPlantRepository {
+    return new MongoPlantRepository(undefined, collections, options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS, 'collections given by the caller', options);
   }
 
   private readonly collection: Collection<PlantDocument>;
@@ -93,6 +97,10 @@ export class MongoPlantRepository implements PlantRepository {
   private readonly views = new Map<string, MongoPlantRepository>();
   /** This repository's sandbox; undefined for the default one. */
   private readonly sandboxName: string | undefined;
+  /** The named sandboxes' counts, for quotas; absent on collections given without them. */
+  private readonly counts: SandboxCounts | undefined;
+  /** The self-service sandboxes (every view has the root's); absent on collections given without them. */
+  readonly sandboxes: MongoSandboxRegistry | undefined;
 
   private constructor(
     private readonly client: MongoClient | undefined,
@@ -100,15 +108,19 @@ export class MongoPlantRepository implements PlantRepository {
     private readonly timeoutMS: number,
     /** Where the plants are, for start-up lines and logs: hosts, database and collection, never credentials. */
     readonly description: string,
-    random?: () => number,
+    /** The outbox's choices and the counts' clock; a simulation passes its own. */
+    own: { readonly random?: () => number; readonly now?: () => number } = {},
     /** For a named sandbox: the default sandbox's repository this is a view beside, and the name. */
     view?: { readonly root: MongoPlantRepository; readonly name: string },
   ) {
     this.collections = collections;
     this.collection = collections.plants;
     this.root = view?.root ?? this;
-    this.outbox = view?.root.outbox ?? new MongoDeliveryOutbox(collections.plants, collections.leases, collections.endpoints, timeoutMS, random);
+    this.outbox = view?.root.outbox ?? new MongoDeliveryOutbox(collections.plants, collections.leases, collections.endpoints, timeoutMS, own.random);
     this.sandboxName = view?.name;
+    const quietMs = Math.max(RECOUNT_QUIET_MS, 10 * timeoutMS);
+    this.counts = view?.root.counts ?? (collections.sandboxCounts && new SandboxCounts(collections.sandboxCounts, own.now ?? Date.now, quietMs));
+    this.sandboxes = view?.root.sandboxes ?? (collections.sandboxGrants && new MongoSandboxRegistry(collections.sandboxGrants, timeoutMS));
   }
 
   /**
@@ -121,7 +133,7 @@ export class MongoPlantRepository implements PlantRepository {
     if (name === DEFAULT_SANDBOX) return root;
     let view = root.views.get(name);
     if (view === undefined) {
-      view = new MongoPlantRepository(this.client, this.collections, this.timeoutMS, this.description, undefined, { root, name: checkedSandboxName(name) });
+      view = new MongoPlantRepository(this.client, this.collections, this.timeoutMS, this.description, {}, { root, name: checkedSandboxName(name) });
       if (root.views.size >= KEPT_VIEWS) root.views.delete(root.views.keys().next().value!);
     } else root.views.delete(name);
     root.views.set(name, view);
@@ -132,6 +144,8 @@ export class MongoPlantRepository implements PlantRepository {
   async ensureIndexes(): Promise<void> {
     await withDeadline(this.timeoutMS, () => this.collection.createIndex(TAG_INDEX.key, { name: TAG_INDEX.name }));
     await withDeadline(this.timeoutMS, () => this.collection.createIndex(DUE_INDEX.key, { name: DUE_INDEX.name }));
+    // In a collection of their own, which the release before self-service sandboxes never reads.
+    await this.sandboxes?.ensureIndexes();
   }
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
@@ -185,9 +199,32 @@ export class MongoPlantRepository implements PlantRepository {
     return document === null || document.gone === true ? undefined : toPlant(document);
   }
 
-  async add(plant: Plant, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
+  async add(plant: Plant, deliveries: readonly PendingDelivery[] = [], limits?: AddLimits): Promise<boolean> {
     const key = plantKey(plant.id, this.sandboxName);
-    return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, key));
+    const { sandboxName: name, counts } = this;
+    const max = limits?.maxPlants;
+    if (name === undefined || counts === undefined) {
+      // Quotas are for named (self-service) sandboxes: the default one's writes stay as they were.
+      if (max !== undefined) throw new RangeError(name === undefined ? 'the default sandbox keeps no quota' : 'these collections keep no sandbox counts');
+      return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, key));
+    }
+    // A named sandbox counts its plants (see SandboxCounts): room first, then the insert.
+    return withDeadline(this.timeoutMS, async (signal) => {
+      if (!(await counts.reserve(name, 1, max))) {
+        // Full by the count. A taken id is answered as such first (409 before 403).
+        if (await this.holds(key)) return false;
+        if (!(await counts.recount(name, () => this.livePlants())) || !(await counts.reserve(name, 1, max))) throw sandboxFull(max!);
+      }
+      // Past the deadline the caller has its answer: no insert may land after it unseen.
+      if (signal.aborted) {
+        await counts.giveBack(name, 1);
+        return false;
+      }
+      // A failure here leaves the room taken (the insert may have landed): one high at worst, until a recount.
+      const added = await addWithDeliveries(this.collection, plant, deliveries, key);
+      if (!added) await counts.giveBack(name, 1);
+      return added;
+    });
   }
 
   /**
@@ -197,12 +234,66 @@ export class MongoPlantRepository implements PlantRepository {
    */
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
     const documents = plants.map((plant) => toDocument(plant, this.sandboxName));
-    return withDeadline(this.timeoutMS, () => insertEach(this.collection, documents));
+    const { sandboxName: name, counts } = this;
+    if (name === undefined || counts === undefined || documents.length === 0) return withDeadline(this.timeoutMS, () => insertEach(this.collection, documents));
+    // Counted like adds (without a quota: a sandbox's seed and imports go in whole), the refused given back.
+    return withDeadline(this.timeoutMS, async () => {
+      await counts.reserve(name, documents.length);
+      const inserted = await insertEach(this.collection, documents);
+      await counts.giveBack(name, inserted.filter((done) => !done).length);
+      return inserted;
+    });
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const key = plantKey(id, this.sandboxName);
-    return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, key));
+    const { sandboxName: name, counts } = this;
+    if (name === undefined || counts === undefined) return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, key));
+    return withDeadline(this.timeoutMS, async () => {
+      // Read before the delete: a recount after it may already leave the plant out (see SandboxCounts).
+      const epoch = await counts.epochOf(name);
+      const removed = await removeWithDeliveries(this.collection, id, deliveries, key);
+      if (removed) await counts.countOff(name, 1, epoch);
+      return removed;
+    });
+  }
+
+  /**
+   * Removes up to `limit` of a named sandbox's documents, tombstones and their deliveries
+   * included, with their lease documents; answers how many it found, 0 once none is left
+   * (the sandbox's count then goes too). The default sandbox is never purged.
+   */
+  async purge(limit: number): Promise<number> {
+    const { sandboxName: name, counts } = this;
+    if (name === undefined || limit <= 0) return 0;
+    return withDeadline(this.timeoutMS, async (signal) => {
+      const epoch = await counts?.epochOf(name);
+      // One range of the `_id` index, as a page is.
+      const found = await this.collection.find({ _id: keysOf(name) } as Filter<PlantDocument>, { sort: { _id: 1 }, limit, projection: { _id: 1, gone: 1 }, signal }).toArray();
+      if (found.length === 0) {
+        await counts?.forget(name);
+        return 0;
+      }
+      const live = found.filter((document) => document.gone !== true).map((document) => document._id);
+      const gone = found.filter((document) => document.gone === true).map((document) => document._id);
+      // Each delete re-checks what it read, so the count is taken off by exactly the plants deleted.
+      const deleted = live.length === 0 ? 0 : (await this.collection.deleteMany({ _id: { $in: live }, gone: { $exists: false } } as Filter<PlantDocument>)).deletedCount;
+      if (gone.length > 0) await this.collection.deleteMany({ _id: { $in: gone }, gone: true } as Filter<PlantDocument>);
+      // A claim holding one of them finds its document gone when it settles, and lets go.
+      await this.collections.leases.deleteMany({ _id: { $in: found.map((document) => document._id) } });
+      await counts?.countOff(name, deleted, epoch);
+      return found.length;
+    });
+  }
+
+  /** Whether a live plant (not a tombstone) has this key. */
+  private async holds(key: PlantKey): Promise<boolean> {
+    return (await this.collection.findOne({ _id: key, gone: { $exists: false } } as Filter<PlantDocument>, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** The live plants of this (named) sandbox: what a recount sets its count to. */
+  private livePlants(): Promise<number> {
+    return this.collection.countDocuments({ _id: keysOf(this.sandboxName), gone: { $exists: false } } as Filter<PlantDocument>);
   }
 
   async ping(): Promise<void> {
@@ -217,22 +308,31 @@ export class MongoPlantRepository implements PlantRepository {
   }
 }
 
-/** The collections the repository works on: the plants, the claims' leases, and the endpoints that answered 410. */
+/**
+ * The collections the repository works on: the plants, the claims' leases, the endpoints that
+ * answered 410, and for self-service sandboxes the named sandboxes' counts and the grants.
+ * Collections given to over() may leave out the last two (an outbox simulation needs neither):
+ * that repository then keeps no quotas and no registry.
+ */
 export interface MongoCollections {
   readonly plants: Collection<PlantDocument>;
   readonly leases: Collection<LeaseDocument>;
   readonly endpoints: Collection<EndpointDocument>;
+  readonly sandboxCounts?: Collection<SandboxCountDocument>;
+  readonly sandboxGrants?: Collection<GrantDocument>;
 }
 
 function collectionsOf(client: MongoClient, databaseName: string, collectionName: string, timeoutMS: number): MongoCollections {
   // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
   const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
   const database = client.db(databaseName);
-  // The leases and the gone endpoints live beside the plants, named after their collection.
+  // The leases, the gone endpoints and the self-service sandboxes live beside the plants, named after their collection.
   return {
     plants: database.collection<PlantDocument>(collectionName, { writeConcern }),
     leases: database.collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern }),
     endpoints: database.collection<EndpointDocument>(`${collectionName}_webhook_endpoints`, { writeConcern }),
+    sandboxCounts: database.collection<SandboxCountDocument>(`${collectionName}_sandbox_counts`, { writeConcern }),
+    sandboxGrants: database.collection<GrantDocument>(`${collectionName}_sandbox_grants`, { writeConcern }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Clock, Log } from '../../core/index.js';
 import { SandboxTokenVerifier } from '../../adapters/auth/sandbox-token-verifier.js';
-import type { SelfServiceHttp } from '../../adapters/http/app/http-module.js';
+import type { SelfServiceHttp } from '../../adapters/http/app/self-service-http.js';
 import type { SelfService } from '../store/self-service.js';
 
 /** Self-service sandboxes over HTTP: their tokens' verifier, and the routes' sign-up and end. */

@@ -4,7 +4,7 @@ import { DEFAULT_SANDBOX, type TokenVerifier } from '../../core/index.js';
 import type { JwtSettings } from '../../adapters/auth/jwt-settings.js';
 import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
 import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
-import type { SelfServiceHttp } from '../../adapters/http/app/http-module.js';
+import type { SelfServiceHttp } from '../../adapters/http/app/self-service-http.js';
 import { createNodeServer } from '../../adapters/http/server/node-server.js';
 import type { HttpLog } from '../../adapters/http/app/http-log.js';
 import { packageVersion } from '../package-version.js';

@@ -1,6 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { DeliveryState, PlantOperation, PlantUseCases, SignedUp } from '../../../core/index.js';
+import type { DeliveryState, PlantOperation, PlantUseCases } from '../../../core/index.js';
+import type { SelfServiceHttp } from './self-service-http.js';
+
+export type { SelfServiceHttp } from './self-service-http.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpConfig } from './http-settings.js';
 import type { JsonSchema } from '../openapi/openapi-schemas.js';
@@ -38,14 +41,6 @@ export interface ModuleContext {
   readonly openApiDocument: () => OpenApiDocument;
 }
 
-/** What the sandbox routes do: sign up (a new sandbox and its token) and end the caller's sandbox. */
-export interface SelfServiceHttp {
-  signUp(): Promise<SignedUp>;
-  /** Ends the sandbox now: its token stops working at once, its plants are removed. */
-  end(sandbox: string): Promise<boolean>;
-  /** Sign-ups per client address per hour; undefined: no limit. */
-  readonly signupsPerHour: number | undefined;
-}
 
 /** What the delivery routes show and do: the store's webhook delivery state, and retrying failed ones. */
 export interface WebhookDeliveries {

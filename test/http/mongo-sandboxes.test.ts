@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { HttpClient } from '../support/http-client.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { mongoStorageFactory, requireDatabase, type TestDatabase } from '../support/test-database.js';
+import { dropCollection, mongoStorageFactory, requireDatabase, TEST_DATABASE_NAME, uniqueCollectionName, type TestDatabase } from '../support/test-database.js';
+import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { eventually } from '../support/eventually.js';
+import type { StorageFactory } from '../storage/storage-contract.js';
 import { isFerretDb } from '../storage/mongo-server-kind.js';
 import { sandboxIsolationSuite } from './sandbox-isolation.test.js';
 import { selfServiceSuite } from './self-service-sandboxes.test.js';
@@ -26,6 +29,42 @@ describe('sandboxes over HTTP on MongoDB storage', () => {
 
   sandboxIsolationSuite('mongo', storage);
   selfServiceSuite('mongo', storage);
+
+  describe('self-service sandboxes on two servers sharing one database', function () {
+    this.timeout(30_000);
+    const servers: HttpServer[] = [];
+    afterEach(async () => {
+      // The last one drops the shared collection.
+      for (const server of servers.splice(0).reverse()) await server.close();
+    });
+    const shared = (collectionName: string, dropsIt: boolean): StorageFactory => async () => {
+      const repository = await MongoPlantRepository.connect(database.uri, { databaseName: TEST_DATABASE_NAME, collectionName });
+      return {
+        repository,
+        close: async () => {
+          await repository.close();
+          if (dropsIt) await dropCollection(database.uri, collectionName);
+        },
+      };
+    };
+
+    it("a token signed up on server A works on server B; DELETE /sandbox on B stops it on A within a second", async () => {
+      const collection = uniqueCollectionName();
+      const env = { PLANT_STORE_SANDBOX_SIGNUP: 'on' };
+      servers.push(await startHttpServer(shared(collection, true), { env }), await startHttpServer(shared(collection, false), { env }));
+      const [a, b] = servers as [HttpServer, HttpServer];
+      const { token } = (await a.http.post('/sandboxes', { token: null })).body as { token: string };
+      const on = (server: HttpServer) => new HttpClient({ url: server.url, basePath: '', openapi: server.openapi, token, tokens: [...server.tokens, token] });
+      expect((await on(b).create(7, 'made on B')).status).to.equal(200);
+      expect((await on(a).get('/plants/7')).body).to.deep.equal({ id: 7, name: 'made on B' });
+      expect((await on(b).delete('/sandbox')).status).to.equal(204);
+      expect((await on(b).get('/plants')).status, 'at once where it was ended').to.equal(401);
+      const ended = performance.now();
+      await eventually(async () => (await on(a).get('/plants')).status === 401, { timeoutMs: 3000, intervalMs: 50 });
+      // A verdict is reused for a second (SANDBOX_VERDICT_MS); the rest is request time on a loaded machine.
+      expect(performance.now() - ended, 'on the other server within about a second').to.be.below(2000);
+    });
+  });
 
   describe('the quota on mongo storage, creates in sequence', function () {
     this.timeout(30_000);

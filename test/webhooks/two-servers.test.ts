@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { HttpClient } from '../support/http-client.js';
@@ -90,6 +91,20 @@ describe('webhooks: two servers on one MongoDB database', function () {
       for (let id = next++; id <= PLANTS; id = next++) await expectStatus(apis[id % 2]!.create(id), 200, `create ${id}`);
     };
     await Promise.all(Array.from({ length: 8 }, writer));
+    // On FerretDB a worker's outcome write racing the delete of the same plant can undo the
+    // delete (see above): wait until each creation's first (refused) attempt is settled and
+    // no claim is held, so the deletes below race no outcome write; the next attempts come
+    // 30 s later. On MongoDB this wait changes nothing.
+    const client = new MongoClient(env.MONGODB_URI);
+    try {
+      const plants = client.db().collection('plants');
+      await eventually(async () => (await plants.countDocuments({ $or: [{ lease: { $exists: true } }, { 'outbox.attempts': 0 }] })) === 0, {
+        what: 'every first attempt settled, no claim held',
+        timeoutMs: 20_000,
+      });
+    } finally {
+      await client.close();
+    }
     // Deleted through the other server, then created again through the first.
     for (let id = 1; id <= AGAIN; id++) {
       await expectStatus(apis[(id + 1) % 2]!.delete(`/plants/${id}`), 204, `delete ${id}`);

@@ -3,12 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_SANDBOX } from '../../core/index.js';
 import { cliNodeFlags } from '../support/cli-node-flags.js';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
 import type { FromServer, ToServer } from './child-protocol.js';
 import { cpuSeconds } from './process-cpu.js';
-import { seedPlants } from './seed-plants.js';
+import { sandboxName, seedPlants } from './seed-plants.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -45,6 +46,24 @@ export interface Contender {
   readonly preloadSeconds: number;
   /** Bearer token to send instead of the run's static one (e.g. a JWT). */
   readonly token?: string;
+  /** Bearer tokens to send one per connection instead (connection i sends token i, round robin): one sandbox per connection. */
+  readonly connectionTokens?: readonly string[];
+}
+
+/** The static token of sandbox number `n` in a run whose token is `token`: long, random, and one per sandbox. */
+export const sandboxToken = (token: string, n: number) => `${token}.${sandboxName(n)}`;
+
+/** Sandboxes a server under test holds, and which of them its static tokens name. */
+export interface SandboxOptions {
+  /** Sandboxes number `from`…`to` (see sandboxName), each given plants 1…`plants` (seed-plants.ts) at start-up. */
+  readonly seed?: { readonly from: number; readonly to: number; readonly plants: number };
+  /**
+   * The server's static tokens instead of the run's one: one for each of these sandbox
+   * numbers (sandboxToken; `<token> sandbox=<name>`), sent one per connection in this order.
+   */
+  readonly tokens: readonly number[];
+  /** The tokens name the default sandbox instead (`sandbox=default`): as many tokens, no sandboxes. */
+  readonly inDefault?: boolean;
 }
 
 export interface NodeContenderOptions {
@@ -59,24 +78,34 @@ export interface NodeContenderOptions {
   readonly distDir?: string;
   /** A command node is started under, with its options (instructions.ts: valgrind). */
   readonly launcher?: readonly string[] | undefined;
+  /** Sandboxes to seed and the tokens that name them (this server only); the default sandbox still gets `plants`. */
+  readonly sandboxes?: SandboxOptions | undefined;
 }
 
 /**
  * This server, started through the library as the CLI starts it (plant-store-server.js),
  * with the node flags of the CLI's shebang; on memory unless `env` names another storage.
  */
-export function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
+export async function startPlantStore(options: NodeContenderOptions): Promise<Contender> {
   const withCliFlags = { ...options, nodeOptions: [...cliNodeFlags(), ...(options.nodeOptions ?? [])] };
   const script = options.distDir === undefined ? join(here, 'plant-store-server.js') : join(options.distDir, 'test', 'bench', 'plant-store-server.js');
-  return startNodeChild(script, withCliFlags, {
-    PLANT_STORE_TOKENS: options.token,
+  const { sandboxes } = options;
+  const tokens = sandboxes?.tokens.map((n) => sandboxToken(options.token, n));
+  const entries = sandboxes?.tokens.map((n, i) => `${tokens![i]} sandbox=${sandboxes.inDefault ? DEFAULT_SANDBOX : sandboxName(n)}`);
+  const contender = await startNodeChild(script, withCliFlags, {
+    PLANT_STORE_TOKENS: entries === undefined ? options.token : entries.join(','),
     PORT: '0',
     HOST: LOOPBACK,
     PLANT_STORE_LOG_LEVEL: 'info',
     PLANT_STORE_RATE_LIMIT: 'off',
     // The sections compare against the memory ceiling unless they choose a storage themselves.
     PLANT_STORE_STORAGE: 'memory',
+    ...(sandboxes?.seed !== undefined && {
+      BENCH_SANDBOX_RANGE: `${sandboxes.seed.from}-${sandboxes.seed.to}`,
+      BENCH_SANDBOX_PLANTS: String(sandboxes.seed.plants),
+    }),
   });
+  return tokens === undefined ? contender : { ...contender, connectionTokens: tokens };
 }
 
 /** Koa + @koa/router with the bearer check and nothing else, W1 to W3 (koa-floor-server.js). */

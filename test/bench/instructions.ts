@@ -11,6 +11,8 @@
  *
  *   apt-get install valgrind            (the tests do not need it)
  *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W1|W2|W3|W4] [warm] [count]
+ *   node dist/test/bench/instructions.js dist,dist@BENCH_TOKENS=50,dist@BENCH_SANDBOXES=50 W3
+ *     (sandboxes off; 50 tokens, one per connection; 50 sandboxes, one per connection)
  *
  * Builds are named as for ab.ts (builds.ts). Each takes under a minute.
  */
@@ -22,7 +24,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
 import { LOOPBACK, type Contender } from './contenders.js';
-import { IdSource, workloads, type WorkloadId } from './load.js';
+import { authorized, IdSource, workloads, type WorkloadId } from './load.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
 interface Count {
@@ -121,13 +123,15 @@ function expectAnswered(build: string, what: string, result: autocannon.Result, 
   return result;
 }
 
+/** As in the benchmark; a build with BENCH_SANDBOXES=50 has one sandbox per connection. */
+const CONNECTIONS = 50;
+
 function send(contender: Contender, options: CountOptions, amount: number): Promise<autocannon.Result> {
   return autocannon({
     url: contender.url,
-    connections: 50,
+    connections: CONNECTIONS,
     amount,
-    headers: { authorization: `Bearer ${options.token}` },
-    requests: options.workload.requests(contender, options.ids),
+    ...authorized(contender, options.token, options.workload.requests(contender, options.ids)),
   });
 }
 

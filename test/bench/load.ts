@@ -22,8 +22,9 @@ export class IdSource {
 export const LIST_LIMIT = 100;
 const SEEDED = 1000;
 
-/** Seeded ids 1…1000 in a scrambled order, the same for every contender. */
-const lookupIds = Array.from({ length: SEEDED }, (_, i) => ((i * 7919) % SEEDED) + 1);
+/** Seeded ids 1…`count` in a scrambled order, the same for every contender (7919 is prime, so every id comes once). */
+const scrambled = (count: number) => Array.from({ length: count }, (_, i) => ((i * 7919) % count) + 1);
+const lookupIds = scrambled(SEEDED);
 
 /** POST /plants with a fresh id each time; `onId` hears the id and the connection's context. */
 function createRequest(ids: IdSource, onId: (id: number, context: object) => void = () => {}): autocannon.Request {
@@ -71,6 +72,39 @@ export const workloads: Record<WorkloadId, Workload> = {
   },
 };
 
+/** A W1-like workload: pages of `limit` plants (the sandboxes section's small sandboxes). */
+export function listWorkload(limit: number): Workload {
+  return { id: 'W1', title: `list ${limit} plants`, requests: (c) => [{ method: 'GET', path: c.listPath(limit) }] };
+}
+
+/** A W3-like workload over seeded ids 1…`count`. */
+export function lookupWorkload(count: number): Workload {
+  const ids = scrambled(count);
+  return { id: 'W3', title: `get one plant of ${count}`, requests: () => ids.map((id) => ({ method: 'GET' as const, path: `/plants/${id}` })) };
+}
+
+/**
+ * The bearer token of an autocannon run: the contender's own, or the run's; a contender with
+ * `connectionTokens` gets one per connection instead (connection i sends token i, round
+ * robin), each connection with its own copy of the workload's requests.
+ */
+export function authorized(contender: Contender, token: string, requests: autocannon.Request[]): Pick<autocannon.Options, 'headers' | 'requests' | 'setupClient'> {
+  const headers = { authorization: `Bearer ${contender.token ?? token}` };
+  const tokens = contender.connectionTokens;
+  if (tokens === undefined || tokens.length === 0) return { headers, requests };
+  let connection = 0;
+  return {
+    headers,
+    requests,
+    // Called once for each connection as autocannon opens them, before its first request;
+    // a request's own headers win over the run's, so every request of this connection carries its token.
+    setupClient: (client) => {
+      const own = { authorization: `Bearer ${tokens[connection++ % tokens.length]}` };
+      client.setRequests(requests.map((request) => ({ ...request, headers: { ...request.headers, ...own } })));
+    },
+  };
+}
+
 /** One measured run of one workload against one server. */
 export interface RunResult {
   /** Completed requests. */
@@ -103,8 +137,7 @@ export async function runLoad(contender: Contender, workload: Workload, ids: IdS
     url: contender.url,
     connections: options.connections,
     duration: options.seconds,
-    headers: { authorization: `Bearer ${contender.token ?? options.token}` },
-    requests: workload.requests(contender, ids),
+    ...authorized(contender, options.token, workload.requests(contender, ids)),
   });
   const wall = (performance.now() - wallBefore) / 1000;
   const own = process.cpuUsage(ownBefore);

@@ -8,7 +8,9 @@
  *
  * Variables beyond the server's own: BENCH_PLANTS (how many seed plants, default 1000),
  * BENCH_MONGODB_COLLECTION (collection to use when MONGODB_URI is set; the runner passes a
- * fresh one so the benchmark never touches data it did not write).
+ * fresh one so the benchmark never touches data it did not write), BENCH_SANDBOX_RANGE
+ * (`<from>-<to>`: also seed sandboxes sb-<from> … sb-<to>, see sandboxName) with
+ * BENCH_SANDBOX_PLANTS plants each (default 1000).
  */
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
@@ -17,7 +19,8 @@ import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { openStorage, type StorageOpener } from '../../composition/store/storage.js';
 import { answerParent, tellParent } from './child-protocol.js';
-import { seedPlants } from './seed-plants.js';
+import { sandboxName, seedPlants } from './seed-plants.js';
+import type { PlantStore } from '../../composition/store/plant-store.js';
 
 async function main(): Promise<void> {
   const config = configFrom(process.argv.slice(2), process.env);
@@ -35,11 +38,40 @@ async function main(): Promise<void> {
   const count = Number(process.env['BENCH_PLANTS'] ?? '1000');
   const started = performance.now();
   for (const plant of seedPlants(count)) await store.create(plant);
+  await seedSandboxes(store, process.env['BENCH_SANDBOX_RANGE'], Number(process.env['BENCH_SANDBOX_PLANTS'] ?? '1000'));
   const preloadSeconds = (performance.now() - started) / 1000;
 
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
   answerParent(() => built.close(1000));
   tellParent({ type: 'ready', port: server.port, plants: count, preloadSeconds, storage: store.storageDescription });
+}
+
+/** Creates made at once while seeding sandboxes: a durable storage commits the creates of one turn together. */
+const SEED_BATCH = 1000;
+
+/**
+ * Seeds sandboxes number `range` (`<from>-<to>`) with plants 1…`plants` each, through the
+ * embedded API (`store.sandbox(name).create`: validated and stored as a request's create
+ * is), up to SEED_BATCH creates at once so that a durable storage shares its commits —
+ * one create at a time, 100,000 plants on disk would wait for 100,000 syncs.
+ */
+async function seedSandboxes(store: PlantStore, range: string | undefined, plants: number): Promise<void> {
+  if (range === undefined || range === '') return;
+  const [from, to] = range.split('-').map(Number);
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from! < 1 || to! < from!) throw new Error(`BENCH_SANDBOX_RANGE must be <from>-<to>, got "${range}"`);
+  if (!Number.isInteger(plants) || plants < 0) throw new Error('BENCH_SANDBOX_PLANTS must be a whole number');
+  let batch: Promise<unknown>[] = [];
+  for (let n = from!; n <= to!; n++) {
+    const sandbox = store.sandbox(sandboxName(n));
+    for (const plant of seedPlants(plants)) {
+      batch.push(sandbox.create(plant));
+      if (batch.length === SEED_BATCH) {
+        await Promise.all(batch);
+        batch = [];
+      }
+    }
+  }
+  await Promise.all(batch);
 }
 
 main().catch((error: unknown) => {

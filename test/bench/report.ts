@@ -7,6 +7,8 @@ import type { AccessResult } from './access-section.js';
 import { diskTargets, renderDisk } from './report-disk.js';
 import type { DiskResult } from './disk-section.js';
 import { renderWebhooks, webhooksTarget } from './report-webhooks.js';
+import { renderSandboxes, sandboxesTargets } from './report-sandboxes.js';
+import type { SandboxesOutcome } from './sandboxes-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
@@ -42,6 +44,7 @@ export interface Outcome {
   readonly access?: AccessResult | undefined;
   readonly disk?: DiskResult | undefined;
   readonly webhooks?: WebhookResult | undefined;
+  readonly sandboxes?: SandboxesOutcome | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -183,6 +186,7 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
   if (outcome.access !== undefined) out.push(...renderAccess(outcome.access, seriesTable(outcome.access.series, 'token')));
   out.push(...renderDisk(outcome.disk, seriesTable));
   out.push(...renderWebhooks(outcome.webhooks, seriesTable));
+  out.push(...renderSandboxes(outcome.sandboxes, seriesTable));
 
   const [vsKoaFloor, logStep] = breakdownTargets(outcome.breakdown);
   const targets: TargetLine[] = [
@@ -194,10 +198,11 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     ...diskTargets(outcome.disk),
     webhooksTarget(outcome.webhooks),
     logStep!,
+    ...sandboxesTargets(outcome.sandboxes),
   ];
 
   out.push('## Targets', '');
-  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4 and 6 and the request log\'s cost (11) use server CPU; targets 5, 7 and 10 use throughput (the database, the disk or the receiver is part of what is measured).', '');
+  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4, 6, 12 and 13 and the request log\'s cost (11) use server CPU; targets 5, 7 and 10 use throughput (the database, the disk or the receiver is part of what is measured).', '');
   for (const target of targets) out.push(`- **${target.verdict}** ${target.text}`);
   out.push('');
   return { markdown: out.join('\n'), targets };

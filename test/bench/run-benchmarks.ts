@@ -6,7 +6,8 @@
  * 50 connections, sizes 1,000 / 100,000 / 1,000,000). For development they can be
  * shortened — a shortened run says so at the top of the report:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
- *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks   (any subset; disk alone: BENCH_SECTIONS=disk)
+ *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes   (any subset; disk alone: BENCH_SECTIONS=disk)
+ *   BENCH_SANDBOX_STORAGE=memory|disk        (the sandboxes section's storage; default memory)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
  * MONGODB_URI, when set, is the database of the MongoDB section (as for the tests);
@@ -22,12 +23,13 @@ import { accessSection } from './access-section.js';
 import { breakdownSection } from './breakdown-section.js';
 import { diskSection } from './disk-section.js';
 import { webhooksSection } from './webhooks-section.js';
+import { sandboxesSection } from './sandboxes-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
 import { render, type Machine, type Outcome } from './report.js';
-import { compareSection, mongoSection, progress, scalingSection, type SectionName, type Settings } from './sections.js';
+import { compareSection, mongoSection, progress, scalingSection, type SandboxStorage, type SectionName, type Settings } from './sections.js';
 
 const require = createRequire(import.meta.url);
-const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks'] as SectionName[] };
+const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks', 'sandboxes'] as SectionName[], sandboxStorage: 'memory' as SandboxStorage };
 
 function numberFrom(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -44,6 +46,8 @@ function readSettings(): Settings {
   }
   const sizes = (process.env['BENCH_SIZES'] || DEFAULTS.sizes.join(',')).split(',').map((s) => Number(s.trim()));
   if (sizes.some((n) => !Number.isInteger(n) || n < 200 || n > 5_000_000)) throw new Error('BENCH_SIZES must be integers from 200 to 5000000, smallest first');
+  const sandboxStorage = process.env['BENCH_SANDBOX_STORAGE'] || DEFAULTS.sandboxStorage;
+  if (sandboxStorage !== 'memory' && sandboxStorage !== 'disk') throw new Error(`BENCH_SANDBOX_STORAGE must be memory or disk, got "${sandboxStorage}"`);
   return {
     seconds: numberFrom('BENCH_SECONDS', DEFAULTS.seconds, 1, 600),
     rounds: numberFrom('BENCH_ROUNDS', DEFAULTS.rounds, 1, 50),
@@ -51,6 +55,7 @@ function readSettings(): Settings {
     connections: numberFrom('BENCH_CONNECTIONS', DEFAULTS.connections, 1, 1000),
     sizes,
     sections: new Set(sections as SectionName[]),
+    sandboxStorage,
   };
 }
 
@@ -110,6 +115,7 @@ async function main(): Promise<void> {
   const access = settings.sections.has('access') ? await accessSection(settings, token) : undefined;
   const disk = settings.sections.has('disk') ? await diskSection(settings, token) : undefined;
   const webhooks = settings.sections.has('webhooks') ? await webhooksSection(settings, token) : undefined;
+  const sandboxes = settings.sections.has('sandboxes') ? await sandboxesSection(settings, token) : undefined;
 
   const outcome: Outcome = {
     settings,
@@ -125,6 +131,7 @@ async function main(): Promise<void> {
     access,
     disk,
     webhooks,
+    sandboxes,
   };
   const { markdown, targets } = render(outcome);
   writeFileSync(output, markdown);

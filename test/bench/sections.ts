@@ -17,9 +17,12 @@ export interface Settings {
   readonly connections: number;
   readonly sizes: readonly number[];
   readonly sections: ReadonlySet<SectionName>;
+  /** Storage of the sandboxes section's servers (BENCH_SANDBOX_STORAGE). */
+  readonly sandboxStorage: SandboxStorage;
 }
 
-export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes';
+export type SandboxStorage = 'memory' | 'disk';
 
 export const SEEDED_PLANTS = 1000;
 /** Wait after the scaling rounds before reading memory (see scalingSection). */

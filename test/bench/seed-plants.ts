@@ -21,6 +21,9 @@ export function* seedPlants(count: number): Generator<SeedPlant> {
   for (let id = 1; id <= count; id++) yield seedPlant(id);
 }
 
+/** The name of the benchmarks' sandbox number `n` (1, 2, …): `sb-00001`, so names sort as numbers do. */
+export const sandboxName = (n: number) => `sb-${String(n).padStart(5, '0')}`;
+
 /** First id the write workloads use: far above any seeded id, so no write ever collides. */
 export const FIRST_WRITE_ID = 10_000_000;
 

@@ -1,0 +1,139 @@
+/**
+ * Sandboxes' cost (BENCH_SECTIONS=sandboxes runs it alone):
+ * - W1, W3 and W2 against the same server with sandboxes off (the run's one static token,
+ *   the default sandbox) and on (one static token per connection, each naming a sandbox of
+ *   its own, every sandbox seeded with the same 1,000 plants as the default one of the
+ *   other server), so that each request does the same work; and, to tell the two apart, a
+ *   server with as many tokens all in the default sandbox. Interleaved, same workloads.
+ * - 10,000 sandboxes of 10 plants against one sandbox of 10 plants: pages and gets from one
+ *   sandbox (the same in both servers), whose cost should not depend on how many
+ *   sandboxes the storage holds.
+ * Every server is on BENCH_SANDBOX_STORAGE (memory by default; disk: one temporary data
+ * directory each), seeded at start-up through the embedded API (plant-store-server.ts).
+ */
+import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
+import { startPlantStore, type Contender, type Memory, type NodeContenderOptions } from './contenders.js';
+import { IdSource, listWorkload, lookupWorkload, workloads } from './load.js';
+import { interleave, progress, SEEDED_PLANTS, type SandboxStorage, type Series, type Settings } from './sections.js';
+import { FIRST_WRITE_ID } from './seed-plants.js';
+
+export const SANDBOX_CONTENDERS = {
+  off: 'sandboxes off',
+  tokens: 'off, a token per connection',
+  on: 'sandboxes on',
+} as const;
+
+/** The many-sandboxes comparison: how many, how big, and which one is asked. */
+export const MANY = { sandboxes: 10_000, plants: 10, asked: 5_000 } as const;
+export const MANY_CONTENDERS = {
+  one: `1 sandbox of ${MANY.plants} plants`,
+  many: `${MANY.sandboxes.toLocaleString('en-US')} sandboxes of ${MANY.plants} plants`,
+} as const;
+
+export interface SandboxesResult {
+  /** What the servers store plants in: memory or disk. */
+  readonly storage: string;
+  /** Sandboxes (and tokens) of the "on" server: one per connection. */
+  readonly sandboxes: number;
+  readonly versus: { readonly W1: Series[]; readonly W2: Series[]; readonly W3: Series[] };
+  readonly many: {
+    readonly W1: Series[];
+    readonly W3: Series[];
+    /** Seconds each server took to be seeded (one sandbox, then many). */
+    readonly preloadSeconds: readonly [number, number];
+    /** Memory of each after seeding, after a forced GC. */
+    readonly memory: readonly [Memory | undefined, Memory | undefined];
+  };
+}
+
+/** The section's outcome: its figures, or why it could not be measured (a storage without sandboxes, say). */
+export type SandboxesOutcome = SandboxesResult | { readonly failed: string };
+
+/**
+ * Runs last in a full run: a failure here (a storage that keeps no sandboxes refuses to start)
+ * is reported in its section and its targets, and the rest of the report is still written.
+ */
+export async function sandboxesSection(settings: Settings, token: string): Promise<SandboxesOutcome> {
+  const work = tempDir('plant-store-bench-sandboxes-');
+  try {
+    return await measure(settings, token, work.path);
+  } catch (error) {
+    // The report is kept in the project: no temporary directory in it.
+    const reason = (error instanceof Error ? error.message : String(error)).split(work.path).join('<temporary directory>');
+    progress(`sandboxes: failed: ${reason}`);
+    return { failed: reason };
+  } finally {
+    work.remove();
+  }
+}
+
+async function measure(settings: Settings, token: string, workPath: string): Promise<SandboxesResult> {
+  const storageEnv = (dir: string) => storageVariables(settings.sandboxStorage, join(workPath, dir));
+  const versus = await onAgainstOff(settings, token, storageEnv);
+  const { storage, ...many } = await manyAgainstOne(settings, token, storageEnv);
+  return { storage, sandboxes: settings.connections, versus, many };
+}
+
+type StorageEnv = (dir: string) => Record<string, string>;
+const loadOf = (settings: Settings, token: string) => ({ seconds: settings.seconds, connections: settings.connections, token });
+
+/** W1, W3 then W2 (reads on the seeded plants alone, then creates) against off, as many tokens, and on. */
+async function onAgainstOff(settings: Settings, token: string, storageEnv: StorageEnv): Promise<SandboxesResult['versus']> {
+  const perConnection = Array.from({ length: settings.connections }, (_, i) => i + 1);
+  const contenders: Contender[] = [];
+  try {
+    progress(`sandboxes: starting this server (${settings.sandboxStorage}) with sandboxes off, with ${settings.connections} tokens, and with ${settings.connections} sandboxes of ${SEEDED_PLANTS} plants`);
+    contenders.push(await start({ name: SANDBOX_CONTENDERS.off, plants: SEEDED_PLANTS, token, env: storageEnv('off') }));
+    contenders.push(await start({ name: SANDBOX_CONTENDERS.tokens, plants: SEEDED_PLANTS, token, env: storageEnv('tokens'), sandboxes: { tokens: perConnection, inDefault: true } }));
+    contenders.push(
+      await start({
+        name: SANDBOX_CONTENDERS.on,
+        plants: 0,
+        token,
+        env: storageEnv('on'),
+        sandboxes: { seed: { from: 1, to: settings.connections, plants: SEEDED_PLANTS }, tokens: perConnection },
+      }),
+    );
+    const ids = new IdSource(FIRST_WRITE_ID);
+    const run = (id: 'W1' | 'W2' | 'W3') => interleave(`sandboxes ${id}`, contenders, () => workloads[id], ids, settings, loadOf(settings, token));
+    const W1 = await run('W1');
+    const W3 = await run('W3');
+    const W2 = await run('W2');
+    return { W1, W2, W3 };
+  } finally {
+    for (const contender of contenders) await contender.stop();
+  }
+}
+
+/** A page and a get of one sandbox, on a storage holding it alone and one holding MANY.sandboxes. */
+async function manyAgainstOne(settings: Settings, token: string, storageEnv: StorageEnv): Promise<SandboxesResult['many'] & { storage: string }> {
+  const asked = [MANY.asked];
+  const pair: Contender[] = [];
+  try {
+    progress(`sandboxes: starting this server with ${MANY_CONTENDERS.one} and with ${MANY_CONTENDERS.many}`);
+    pair.push(await start({ name: MANY_CONTENDERS.one, plants: 0, token, env: storageEnv('one'), sandboxes: { seed: { from: MANY.asked, to: MANY.asked, plants: MANY.plants }, tokens: asked } }));
+    pair.push(await start({ name: MANY_CONTENDERS.many, plants: 0, token, env: storageEnv('many'), sandboxes: { seed: { from: 1, to: MANY.sandboxes, plants: MANY.plants }, tokens: asked } }));
+    const memory = [await pair[0]!.memory(), await pair[1]!.memory()] as const;
+    const ids = new IdSource(FIRST_WRITE_ID);
+    const W1 = await interleave('sandboxes, many: page', pair, () => listWorkload(MANY.plants), ids, settings, loadOf(settings, token));
+    const W3 = await interleave('sandboxes, many: get', pair, () => lookupWorkload(MANY.plants), ids, settings, loadOf(settings, token));
+    // The kind only: a disk store's description names its (temporary) directory.
+    return { storage: storageKind(pair[0]!), W1, W3, preloadSeconds: [pair[0]!.preloadSeconds, pair[1]!.preloadSeconds], memory };
+  } finally {
+    for (const contender of pair) await contender.stop();
+  }
+}
+
+/** A sandbox server with its seeding time shown, for the long seeds. */
+async function start(options: NodeContenderOptions): Promise<Contender> {
+  const contender = await startPlantStore(options);
+  progress(`sandboxes: ${options.name} up (${storageKind(contender)}), seeded in ${contender.preloadSeconds.toFixed(1)} s`);
+  return contender;
+}
+
+const storageKind = (contender: Contender) => contender.storage.split(' ')[0]!;
+
+function storageVariables(storage: SandboxStorage, dataDir: string): Record<string, string> {
+  return storage === 'disk' ? { PLANT_STORE_STORAGE: 'disk', PLANT_STORE_DATA_DIR: dataDir } : { PLANT_STORE_STORAGE: 'memory' };
+}

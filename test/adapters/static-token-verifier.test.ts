@@ -57,4 +57,14 @@ describe('static bearer tokens', () => {
       }
     }
   });
+
+  it('with many tokens (one per sandbox) each still finds its own holder, and a near miss none', () => {
+    for (const count of [1, 8, 9, 60]) {
+      const tokens = Array.from({ length: count }, (_, i) => ({ token: `sandbox-token-${String(i).padStart(4, '0')}-abcdef`, sandbox: `team-${i}` }));
+      const verifier = new StaticTokenVerifier(tokens);
+      tokens.forEach(({ token }, i) => expect(verifier.verify(token), `${count} tokens, #${i + 1}`).to.deep.equal({ subject: `token-${i + 1}`, scopes: ALL_SCOPES, sandbox: `team-${i}` }));
+      expect(verifier.verify('sandbox-token-0000-abcdeg')).to.equal('unknown');
+      expect(verifier.verify('')).to.equal('unknown');
+    }
+  });
 });

@@ -38,7 +38,7 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const tokenVerifier = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks });
+  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks, metrics: config.http.metrics });
   let server: RunningServer;
   try {
     server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined });

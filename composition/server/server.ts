@@ -6,6 +6,7 @@ import type { StaticToken } from '../../adapters/auth/static-token-rules.js';
 import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
 import { createNodeServer } from '../../adapters/http/server/node-server.js';
 import type { HttpLog } from '../../adapters/http/app/http-log.js';
+import type { HttpMetrics } from '../../adapters/http/app/http-metrics.js';
 import { packageVersion } from '../package-version.js';
 import type { PlantStore } from '../store/plant-store.js';
 import { HTTP_DEFAULTS, type HttpSettings } from '../../adapters/http/app/http-settings.js';
@@ -45,6 +46,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 /** Serves a store over HTTP, its tokens checked by `tokenVerifier`. */
 export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier, given: HttpSettings & { readonly acceptsJwt?: boolean }): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
+  const metrics = settings.metrics ? await httpMetricsFor(store) : undefined;
   const app = createHttpApp({
     settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },
     log: settings.log ?? silent,
@@ -54,6 +56,7 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
     version: packageVersion,
     checkStorage: () => store.ping(),
     webhookDeliveries: store.hasWebhooks ? { state: () => store.deliveryState(), retryFailed: () => store.retryFailedDeliveries() } : undefined,
+    metrics,
   });
   const server = createNodeServer(app.callback(), {
     headersTimeoutMs: settings.headersTimeoutMs,
@@ -64,6 +67,19 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => closeGracefully(server, graceMs) };
+}
+
+/**
+ * The HTTP metrics, kept in the store's registry beside its storage and webhook metrics; a
+ * store made without metrics gets a registry here with the HTTP and Node metrics only.
+ * prom-client is loaded only when metrics are on.
+ */
+async function httpMetricsFor(store: PlantStore): Promise<HttpMetrics> {
+  const [{ createMetricsRegistry }, { httpRequestMetricsIn }] = await Promise.all([
+    import('../../adapters/metrics/metrics-registry.js'),
+    import('../../adapters/metrics/http-request-metrics.js'),
+  ]);
+  return httpRequestMetricsIn(store.metrics ?? createMetricsRegistry());
 }
 
 /** An option given as undefined takes its default, as one left out does. */

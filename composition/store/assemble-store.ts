@@ -10,12 +10,15 @@ import { PlantStore } from './plant-store.js';
 import { openStorage, type StorageOpener, type StorageOption } from './storage.js';
 import { webhookDeliveryFor, type TransportFactory, type WebhookDelivery } from './webhook-delivery.js';
 import type { WebhookOptions } from './webhook-options.js';
+import type { StoreMetrics } from './store-metrics.js';
 
 /** What a store is made of beyond its ports: the options a caller or a configuration gives. */
 export interface StoreRecipe {
   readonly storage?: StorageOption | undefined;
   readonly webhooks?: WebhookOptions | undefined;
   readonly onListenerError?: ListenerErrorReporter | undefined;
+  /** Keep metrics (docs/metrics.md): the store's calls to storage timed, its webhooks counted. */
+  readonly metrics?: boolean | undefined;
 }
 
 /**
@@ -43,15 +46,21 @@ export function registerDefault<T>(container: DependencyContainer, token: symbol
 export async function assembleStore(container: DependencyContainer, recipe: StoreRecipe): Promise<PlantStore> {
   registerStorePorts(container, recipe.storage);
   const log = container.resolve<Log>(InjectionTokens.Log);
-  const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
+  const clock = container.resolve<Clock>(InjectionTokens.Clock);
+  let storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
   let webhooks: WebhookDelivery | undefined;
+  let metrics: StoreMetrics | undefined;
   try {
+    // Loaded only when asked for, like the storage drivers: a store without metrics never loads prom-client.
+    metrics = recipe.metrics ? await (await import('./store-metrics.js')).storeMetricsFor(storage, clock, recipe.webhooks !== undefined) : undefined;
+    storage = metrics?.storage ?? storage;
     webhooks =
       recipe.webhooks &&
       webhookDeliveryFor(recipe.webhooks, storage, {
         log,
-        clock: container.resolve<Clock>(InjectionTokens.Clock),
+        clock,
         transport: container.resolve<TransportFactory>(InjectionTokens.WebhookTransport),
+        metrics: metrics?.deliveries,
       });
   } catch (error) {
     await storage.close();
@@ -72,5 +81,5 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
     events.subscribe(() => worker.wake());
     worker.start();
   }
-  return new PlantStore({ storage, events, useCases, webhooks });
+  return new PlantStore({ storage, events, useCases, webhooks, metrics: metrics?.registry });
 }

@@ -1,4 +1,5 @@
 import type { NewPlant, PageQuery, Plant, PlantPage, PlantUseCases } from '../../core/index.js';
+import type { MetricsRegistry } from '../../adapters/metrics/metrics-registry.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 import type { OpenStorage } from './storage.js';
@@ -9,6 +10,7 @@ export interface StoreParts {
   readonly events: InProcessEventBus;
   readonly useCases: PlantUseCases;
   readonly webhooks?: WebhookDelivery | undefined;
+  readonly metrics?: MetricsRegistry | undefined;
 }
 
 /**
@@ -18,13 +20,19 @@ export interface StoreParts {
 export class PlantStore {
   /** The use cases behind this store, for serving it over HTTP. */
   readonly useCases: PlantUseCases;
+  /**
+   * The store's metrics (storage calls, webhooks, Node's own), a prom-client Registry, when
+   * it was created with `metrics: true`; a host program adds them to its own `/metrics`
+   * (docs/metrics.md). A server serving the store adds its HTTP metrics to it.
+   */
+  readonly metrics: MetricsRegistry | undefined;
   private readonly storage: OpenStorage;
   private readonly events: InProcessEventBus;
   private readonly webhooks: WebhookDelivery | undefined;
 
   /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
   constructor(parts: StoreParts) {
-    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks } = parts);
+    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, metrics: this.metrics } = parts);
   }
 
   /** Description of the storage in use, e.g. "memory". */

@@ -7,6 +7,7 @@ import { httpModules } from '../http-modules.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpModuleFactory, ModuleContext, WebhookDeliveries } from './http-module.js';
 import type { HttpLog } from './http-log.js';
+import type { HttpMetrics } from './http-metrics.js';
 import type { HttpConfig } from './http-settings.js';
 import { responseHeaders } from './response-headers.js';
 
@@ -24,6 +25,8 @@ export interface HttpAppOptions {
   readonly checkStorage: () => Promise<void>;
   /** The webhook delivery state and its retry, served (and documented) when webhooks are configured. */
   readonly webhookDeliveries?: WebhookDeliveries | undefined;
+  /** Where requests are counted and what `/metrics` serves, when the `metrics` setting is on. */
+  readonly metrics?: HttpMetrics | undefined;
   /** The features served; default all of them (http-modules.ts). */
   readonly modules?: readonly HttpModuleFactory[];
 }
@@ -47,11 +50,12 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     guard: routeGuard({ ...settings, tokenVerifier: options.tokenVerifier }),
     checkStorage: options.checkStorage,
     webhookDeliveries: options.webhookDeliveries,
+    metrics: options.metrics,
     openApiDocument: () =>
       (document ??= buildOpenApiDocument({ ...settings, version: options.version, acceptsJwt: options.acceptsJwt }, Object.assign({}, ...modules.map((module) => module.paths)))),
   };
   const modules = (options.modules ?? httpModules).map((make) => make(context)).filter((module) => module !== undefined);
-  app.use(errorMiddleware(options.log));
+  app.use(errorMiddleware(options.log, options.metrics));
   app.use(responseHeaders());
   if (settings.corsOrigins.length > 0) app.use(corsFor(settings.corsOrigins));
   for (const module of modules) app.use(module.router.routes());

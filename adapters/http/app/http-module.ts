@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { DeliveryState, PlantOperation, PlantUseCases } from '../../../core/index.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpConfig } from './http-settings.js';
+import type { HttpMetrics } from './http-metrics.js';
 import type { JsonSchema } from '../openapi/openapi-schemas.js';
 
 /**
@@ -32,6 +33,8 @@ export interface ModuleContext {
   readonly checkStorage: () => Promise<void>;
   /** The webhook delivery state and its retry; undefined when webhooks are not configured. */
   readonly webhookDeliveries: WebhookDeliveries | undefined;
+  /** Where requests are counted and what `/metrics` serves; undefined when metrics are off. */
+  readonly metrics: HttpMetrics | undefined;
   /** The whole OpenAPI document, every module's paths in it; built on first call. */
   readonly openApiDocument: () => OpenApiDocument;
 }

@@ -70,16 +70,16 @@ export async function serveStore(store: PlantStore, tokenVerifier: TokenVerifier
 }
 
 /**
- * The HTTP metrics, kept in the store's registry beside its storage and webhook metrics; a
- * store made without metrics gets a registry here with the HTTP and Node metrics only.
+ * The HTTP metrics and Node's own, added to the store's registry beside its storage and
+ * webhook metrics; a store made without metrics gets a registry here with those only.
  * prom-client is loaded only when metrics are on.
  */
 async function httpMetricsFor(store: PlantStore): Promise<HttpMetrics> {
-  const [{ createMetricsRegistry }, { httpRequestMetricsIn }] = await Promise.all([
+  const [{ createMetricsRegistry, withNodeMetrics }, { httpRequestMetricsIn }] = await Promise.all([
     import('../../adapters/metrics/metrics-registry.js'),
     import('../../adapters/metrics/http-request-metrics.js'),
   ]);
-  return httpRequestMetricsIn(store.metrics ?? createMetricsRegistry());
+  return httpRequestMetricsIn(withNodeMetrics(store.metrics ?? createMetricsRegistry()));
 }
 
 /** An option given as undefined takes its default, as one left out does. */

@@ -21,9 +21,10 @@ export class PlantStore {
   /** The use cases behind this store, for serving it over HTTP. */
   readonly useCases: PlantUseCases;
   /**
-   * The store's metrics (storage calls, webhooks, Node's own), a prom-client Registry, when
-   * it was created with `metrics: true`; a host program adds them to its own `/metrics`
-   * (docs/metrics.md). A server serving the store adds its HTTP metrics to it.
+   * The store's metrics (storage calls, webhooks), a prom-client Registry, when it was
+   * created with `metrics: true`; a host program adds them to its own `/metrics`
+   * (docs/metrics.md). A server serving the store with metrics on adds its HTTP metrics
+   * and Node's own to it.
    */
   readonly metrics: MetricsRegistry | undefined;
   private readonly storage: OpenStorage;

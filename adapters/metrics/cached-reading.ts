@@ -1,38 +1,33 @@
-/** How often a CachedReading reads again, and how long a reader waits for it. */
-export interface CachedReadingTimes {
-  /** A reading older than this is read again when asked for. */
-  readonly maxAgeMs: number;
-  /** How long a reader waits for a new reading before it takes the previous one. */
-  readonly waitMs: number;
-}
-
 /**
- * A value read from somewhere slow (storage), read again at most once per `maxAgeMs` and
- * only when asked for: a scrape costs the storage nothing most of the time, and never waits
- * long for it. One reading at a time; a failed one keeps the previous value (storage down).
+ * A value read from somewhere slow (storage), for scrapes: a scrape gets the latest reading
+ * at once, and a reading older than `maxAgeMs` is renewed just after the scrape is answered,
+ * never before. A read may be synchronous work (LMDB reads every outbox record in the
+ * calling thread: 70 ms for 10,000 pending deliveries), which a scrape must not wait behind.
+ * One read at a time; a failed one keeps the previous value (storage down).
  */
 export class CachedReading<T> {
   private value: T;
   private readAt = Number.NEGATIVE_INFINITY;
-  private reading: Promise<void> | undefined;
+  private reading = false;
 
   constructor(
     private readonly read: () => Promise<T>,
+    /** The value until the first reading, which the first scrape starts. */
     initial: T,
-    private readonly times: CachedReadingTimes,
+    private readonly maxAgeMs: number,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.value = initial;
   }
 
-  /** The latest value: read anew first when it is older than maxAgeMs and the read answers within waitMs. */
-  async current(): Promise<T> {
-    if (this.now() - this.readAt > this.times.maxAgeMs) {
-      this.reading ??= this.readAgain();
-      let timer: NodeJS.Timeout | undefined;
-      const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.times.waitMs)));
-      await Promise.race([this.reading, patience]);
-      clearTimeout(timer);
+  /** The latest reading; a new one starts in the next turn of the event loop when it is stale. */
+  current(): T {
+    if (!this.reading && this.now() - this.readAt > this.maxAgeMs) {
+      this.reading = true;
+      // A timer, not setImmediate: a scrape itself waits for an immediate (prom-client's
+      // event-loop lag metric), and would then wait for this reading too. By the next
+      // turn's timers the scrape is answered.
+      setTimeout(() => void this.readAgain(), 0);
     }
     return this.value;
   }
@@ -41,11 +36,11 @@ export class CachedReading<T> {
     try {
       this.value = await this.read();
     } catch {
-      // Storage is down: the previous value stands, and the failure is counted by the
-      // storage metrics already. Not asked again before maxAgeMs either way.
+      // Storage is down: the previous value stands (the failure is counted by the storage
+      // metrics already), and is not asked for again before maxAgeMs.
     } finally {
       this.readAt = this.now();
-      this.reading = undefined;
+      this.reading = false;
     }
   }
 }

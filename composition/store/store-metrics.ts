@@ -18,7 +18,7 @@ export async function storeMetricsFor(storage: OpenStorage, clock: Clock, withWe
   const [{ createMetricsRegistry }, { StorageCallMetrics }, { WebhookMetrics }] = await Promise.all([
     import('../../adapters/metrics/metrics-registry.js'),
     import('../../adapters/metrics/storage-call-metrics.js'),
-    import('../../adapters/metrics/delivery-metrics.js'),
+    import('../../adapters/metrics/webhook-metrics.js'),
   ]);
   const registry = createMetricsRegistry();
   const measured = measuredStorage(storage, new StorageCallMetrics(registry));

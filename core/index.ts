@@ -17,6 +17,7 @@ export * from './outbox/subscriptions.js';
 export * from './delivery/delivery-policy.js';
 export * from './delivery/deliver-due.js';
 export type * from './ports/clock.js';
+export type * from './ports/delivery-metrics.js';
 export type * from './ports/delivery-outbox.js';
 export type * from './ports/event-publisher.js';
 export type * from './ports/log.js';

@@ -2,6 +2,7 @@ import type { HttpModuleFactory } from './app/http-module.js';
 import { deliveriesModule } from './deliveries/deliveries-module.js';
 import { docsModule } from './docs/docs-module.js';
 import { healthModule } from './health/health-module.js';
+import { metricsModule } from './metrics/metrics-module.js';
 import { plantsModule } from './plants/plants-module.js';
 import { sandboxesModule } from './sandboxes/sandboxes-module.js';
 
@@ -9,4 +10,4 @@ import { sandboxesModule } from './sandboxes/sandboxes-module.js';
  * The features of the HTTP API, in the order their routes are tried (the API first: every
  * other router would otherwise try to match each API request) and their paths documented.
  */
-export const httpModules: readonly HttpModuleFactory[] = [plantsModule, deliveriesModule, sandboxesModule, healthModule, docsModule];
+export const httpModules: readonly HttpModuleFactory[] = [plantsModule, deliveriesModule, sandboxesModule, healthModule, metricsModule, docsModule];

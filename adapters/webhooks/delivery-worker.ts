@@ -1,4 +1,4 @@
-import { DeliverDue, type Clock, type DeliveryOutbox, type Log, type WebhookTransport } from '../../core/index.js';
+import { DeliverDue, type Clock, type DeliveryMetrics, type DeliveryOutbox, type Log, type WebhookTransport } from '../../core/index.js';
 
 export interface DeliveryWorkerOptions {
   readonly outbox: DeliveryOutbox;
@@ -19,6 +19,8 @@ export interface DeliveryWorkerOptions {
   readonly batchSize?: number;
   /** How often an idle worker looks for due deliveries (retries fall due without a change to wake it); default in WORKER_DEFAULTS. */
   readonly pollMs?: number;
+  /** Hears how every attempt ended (metrics); default: nobody. */
+  readonly metrics?: DeliveryMetrics | undefined;
 }
 
 export const WORKER_DEFAULTS = { batchSize: 128, pollMs: 500 } as const;
@@ -44,8 +46,8 @@ export class DeliveryWorker {
     this.clock = options.clock;
     this.batchSize = options.batchSize ?? WORKER_DEFAULTS.batchSize;
     this.pollMs = options.pollMs ?? WORKER_DEFAULTS.pollMs;
-    const { outbox, sender, log, endpoints, retrySchedule, leaseMs, settleConcurrency } = options;
-    this.round = new DeliverDue({ outbox, transport: sender, clock: this.clock, log, endpoints, retrySchedule, leaseMs, batchSize: this.batchSize, settleConcurrency });
+    const { outbox, sender, log, endpoints, retrySchedule, leaseMs, settleConcurrency, metrics } = options;
+    this.round = new DeliverDue({ outbox, transport: sender, clock: this.clock, log, endpoints, retrySchedule, leaseMs, batchSize: this.batchSize, settleConcurrency, metrics });
   }
 
   start(): void {

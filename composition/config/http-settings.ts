@@ -1,6 +1,6 @@
 import { mixed, string } from 'yup';
 import { HTTP_DEFAULTS, type HttpConfig } from '../../adapters/http/app/http-settings.js';
-import { boolean, integer, labelOf, list, numberOrOff, setting } from './setting.js';
+import { boolean, integer, labelOf, list, numberOrOff, onOff, setting } from './setting.js';
 
 /** How the command serves: the `http` options. Rate limits are on here, off in the library. */
 export const httpSettings = {
@@ -63,6 +63,10 @@ export const httpSettings = {
   docs: setting(
     { option: 'http.docs', flag: 'docs', env: 'PLANT_STORE_DOCS', default: String(HTTP_DEFAULTS.docs), help: 'serve /openapi.json and the docs page /docs (true or false)' },
     boolean(),
+  ),
+  metrics: setting(
+    { option: 'http.metrics', flag: 'metrics', env: 'PLANT_STORE_METRICS', default: HTTP_DEFAULTS.metrics ? 'on' : 'off', help: 'count requests, storage calls and webhooks; serve them for Prometheus at /metrics (on or off)' },
+    onOff(),
   ),
 };
 

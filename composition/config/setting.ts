@@ -82,6 +82,13 @@ export function list(pattern: RegExp, rule: string) {
     .test('entries', rule, (entries) => entries !== undefined && entries.every((entry) => pattern.test(entry)));
 }
 
+/** on or off (also true or false, 1 or 0). */
+export function onOff() {
+  return mixed<boolean>()
+    .transform((_, raw: string) => ({ on: true, off: false, true: true, false: false, '1': true, '0': false })[raw.trim().toLowerCase()])
+    .defined('must be on or off');
+}
+
 /** true or false (also 1 or 0). */
 export function boolean() {
   return mixed<boolean>()

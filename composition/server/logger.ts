@@ -5,7 +5,7 @@ import { requestLineWriter } from './request-line.js';
 import type { LogLevel } from '../config/settings.js';
 
 // Fields of a request line; at a terminal they are folded into its one line of text.
-const requestFields = 'requestId,method,route,path,status,error,durationMs,tokenHolder';
+const requestFields = 'requestId,method,route,path,status,error,durationMs,tokenHolder,traceId';
 
 /**
  * The server's structured logger: JSON lines for a log collector, or, when a person watches

@@ -9,7 +9,7 @@ const jsonNumber = (value: number): string => (Number.isFinite(value) ? String(v
 /**
  * The request line written straight to a JSON pino logger's destination: the line
  * `logger.info(fields, 'request')` writes (same keys, order and values, pino's own level,
- * time and base fields), built from its eight known fields without pino's walk over an
+ * time and base fields), built from its nine known fields without pino's walk over an
  * arbitrary object. It runs on every request, where pino's general path cost a few µs of
  * CPU more (see docs/benchmarks.md). Nothing in it needs redacting: no field is a header.
  */
@@ -31,6 +31,7 @@ export function requestLineWriter(logger: Logger): (fields: RequestLogFields) =>
     if (fields.error !== undefined) line += `,"error":${jsonNumber(fields.error)}`;
     line += `,"durationMs":${jsonNumber(fields.durationMs)}`;
     if (fields.tokenHolder !== undefined) line += `,"tokenHolder":${jsonText(fields.tokenHolder)}`;
+    if (fields.traceId !== undefined) line += `,"traceId":${jsonText(fields.traceId)}`;
     stream.write(`${line},"msg":"request"${end}`);
   };
 }

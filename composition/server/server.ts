@@ -7,6 +7,7 @@ import { createHttpApp } from '../../adapters/http/app/create-http-app.js';
 import type { SelfServiceHttp } from '../../adapters/http/app/self-service-http.js';
 import { createNodeServer } from '../../adapters/http/server/node-server.js';
 import type { HttpLog } from '../../adapters/http/app/http-log.js';
+import type { HttpMetrics } from '../../adapters/http/app/http-metrics.js';
 import { packageVersion } from '../package-version.js';
 import type { PlantStore } from '../store/plant-store.js';
 import { HTTP_DEFAULTS, type HttpSettings } from '../../adapters/http/app/http-settings.js';
@@ -50,6 +51,7 @@ export async function serveStore(
   given: HttpSettings & { readonly acceptsJwt?: boolean; readonly selfService?: SelfServiceHttp | undefined },
 ): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
+  const metrics = settings.metrics ? await httpMetricsFor(store) : undefined;
   const app = createHttpApp({
     settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },
     log: settings.log ?? silent,
@@ -60,6 +62,7 @@ export async function serveStore(
     checkStorage: () => store.ping(),
     selfService: settings.selfService,
     webhookDeliveries: store.hasWebhooks ? { state: (sandbox) => deliveryStateFor(store, sandbox), retryFailed: () => store.retryFailedDeliveries() } : undefined,
+    metrics,
   });
   const server = createNodeServer(app.callback(), {
     headersTimeoutMs: settings.headersTimeoutMs,
@@ -78,6 +81,19 @@ async function deliveryStateFor(store: PlantStore, sandbox: string | undefined) 
   const registry = store.selfService?.sandboxes.registry;
   if (sandbox !== undefined || registry === undefined) return state;
   return { ...state, sandboxes: (await registry.list()).length };
+}
+
+/**
+ * The HTTP metrics and Node's own, added to the store's registry beside its storage and
+ * webhook metrics; a store made without metrics gets a registry here with those only.
+ * prom-client is loaded only when metrics are on.
+ */
+async function httpMetricsFor(store: PlantStore): Promise<HttpMetrics> {
+  const [{ createMetricsRegistry, withNodeMetrics }, { httpRequestMetricsIn }] = await Promise.all([
+    import('../../adapters/metrics/metrics-registry.js'),
+    import('../../adapters/metrics/http-request-metrics.js'),
+  ]);
+  return httpRequestMetricsIn(withNodeMetrics(store.metrics ?? createMetricsRegistry()));
 }
 
 /** An option given as undefined takes its default, as one left out does. */

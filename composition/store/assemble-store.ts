@@ -12,6 +12,7 @@ import { webhookDeliveryFor, type TransportFactory, type WebhookDelivery } from 
 import type { WebhookOptions } from './webhook-options.js';
 import type { SandboxOptions } from '../config/sandbox-settings.js';
 import { selfServiceFor, type SelfService } from './self-service.js';
+import type { StoreMetrics } from './store-metrics.js';
 
 /** What a store is made of beyond its ports: the options a caller or a configuration gives. */
 export interface StoreRecipe {
@@ -20,6 +21,8 @@ export interface StoreRecipe {
   /** Self-service sandboxes (sign-up, quota, expiry); none when absent. */
   readonly sandboxes?: SandboxOptions | undefined;
   readonly onListenerError?: ListenerErrorReporter | undefined;
+  /** Keep metrics (docs/metrics.md): the store's calls to storage timed, its webhooks counted. */
+  readonly metrics?: boolean | undefined;
 }
 
 /**
@@ -47,14 +50,23 @@ export function registerDefault<T>(container: DependencyContainer, token: symbol
 export async function assembleStore(container: DependencyContainer, recipe: StoreRecipe): Promise<PlantStore> {
   registerStorePorts(container, recipe.storage);
   const log = container.resolve<Log>(InjectionTokens.Log);
-  const storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
   const clock = container.resolve<Clock>(InjectionTokens.Clock);
+  let storage = await container.resolve<StorageOpener>(InjectionTokens.Storage)();
   let webhooks: WebhookDelivery | undefined;
   let selfService: SelfService | undefined;
+  let metrics: StoreMetrics | undefined;
   try {
+    // Loaded only when asked for, like the storage drivers: a store without metrics never loads prom-client.
+    metrics = recipe.metrics ? await (await import('./store-metrics.js')).storeMetricsFor(storage, clock, recipe.webhooks !== undefined) : undefined;
+    storage = metrics?.storage ?? storage;
     webhooks =
       recipe.webhooks &&
-      webhookDeliveryFor(recipe.webhooks, storage, { log, clock, transport: container.resolve<TransportFactory>(InjectionTokens.WebhookTransport) });
+      webhookDeliveryFor(recipe.webhooks, storage, {
+        log,
+        clock,
+        transport: container.resolve<TransportFactory>(InjectionTokens.WebhookTransport),
+        metrics: metrics?.deliveries,
+      });
     selfService = recipe.sandboxes && (await selfServiceFor(recipe.sandboxes, storage.repository, clock, log));
   } catch (error) {
     await storage.close();
@@ -75,5 +87,5 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
     events.subscribe(() => worker.wake());
     worker.start();
   }
-  return new PlantStore({ storage, events, useCases, webhooks, selfService });
+  return new PlantStore({ storage, events, useCases, webhooks, selfService, metrics: metrics?.registry });
 }

@@ -15,6 +15,8 @@ export interface PlantStoreOptions {
   readonly log?: Log;
   /** Where a failing event listener is reported; by default, the log's error. */
   readonly onListenerError?: ListenerErrorReporter;
+  /** Keep metrics in `store.metrics`, a prom-client Registry (docs/metrics.md); default false. */
+  readonly metrics?: boolean;
   /**
    * Deliver changes as signed webhooks, recorded with each change in the storage's outbox.
    * On memory storage, pending deliveries are lost when the process ends.

@@ -1,4 +1,5 @@
 import { DEFAULT_SANDBOX, sandboxNameProblem, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
+import type { MetricsRegistry } from '../../adapters/metrics/metrics-registry.js';
 import { ConfigError } from '../config/config-error.js';
 import { PlantSandbox } from './plant-sandbox.js';
 import type { SelfService } from './self-service.js';
@@ -13,6 +14,7 @@ export interface StoreParts {
   readonly useCases: PlantUseCases;
   readonly webhooks?: WebhookDelivery | undefined;
   readonly selfService?: SelfService | undefined;
+  readonly metrics?: MetricsRegistry | undefined;
 }
 
 /**
@@ -22,6 +24,13 @@ export interface StoreParts {
 export class PlantStore {
   /** The use cases behind this store, for serving it over HTTP. */
   readonly useCases: PlantUseCases;
+  /**
+   * The store's metrics (storage calls, webhooks), a prom-client Registry, when it was
+   * created with `metrics: true`; a host program adds them to its own `/metrics`
+   * (docs/metrics.md). A server serving the store with metrics on adds its HTTP metrics
+   * and Node's own to it.
+   */
+  readonly metrics: MetricsRegistry | undefined;
   private readonly storage: OpenStorage;
   private readonly events: InProcessEventBus;
   private readonly webhooks: WebhookDelivery | undefined;
@@ -30,7 +39,7 @@ export class PlantStore {
 
   /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
   constructor(parts: StoreParts) {
-    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService } = parts);
+    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService, metrics: this.metrics } = parts);
   }
 
   /** Whether the storage keeps sandboxes (memory, disk and MongoDB do; a custom repository may not). */

@@ -1,5 +1,6 @@
-import { DEFAULT_RETRY_SCHEDULE_MS, leaseMsFor, Subscriptions, type Clock, type DeliveryOutbox, type DeliveryState, type Log, type WebhookTransport } from '../../core/index.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, leaseMsFor, Subscriptions, type Clock, type DeliveryMetrics, type DeliveryOutbox, type DeliveryState, type Log, type WebhookTransport } from '../../core/index.js';
 import { surelyRefused } from '../../adapters/webhooks/address-guard.js';
+import { currentTraceId } from '../../adapters/tracing/trace-scope.js';
 import { DeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 import type { WebhookSenderOptions } from '../../adapters/webhooks/webhook-sender.js';
 import { ConfigError } from '../config/config-error.js';
@@ -15,6 +16,8 @@ export interface DeliveryPorts {
   readonly log: Log;
   readonly clock: Clock;
   readonly transport: TransportFactory;
+  /** Hears how every attempt ended; absent without metrics. */
+  readonly metrics?: DeliveryMetrics | undefined;
 }
 
 /** Webhook delivery as wired for one store: who gets what, and the worker sending it. */
@@ -32,7 +35,7 @@ export interface WebhookDeliveryState extends DeliveryState {
 }
 
 /** Checks the options and wires the worker (not started) to the storage's outbox; ConfigError when they cannot work. */
-export function webhookDeliveryFor(options: WebhookOptions, storage: Pick<OpenStorage, 'outbox' | 'outboxLimits'>, { log, clock, transport }: DeliveryPorts): WebhookDelivery {
+export function webhookDeliveryFor(options: WebhookOptions, storage: Pick<OpenStorage, 'outbox' | 'outboxLimits'>, { log, clock, transport, metrics }: DeliveryPorts): WebhookDelivery {
   const problem = webhookOptionsProblem(options);
   if (problem !== undefined) throw new ConfigError(problem);
   const { outbox, outboxLimits = DEFAULT_OUTBOX_LIMITS } = storage;
@@ -49,9 +52,11 @@ export function webhookDeliveryFor(options: WebhookOptions, storage: Pick<OpenSt
     settleConcurrency: outboxLimits.settleConcurrency,
     log,
     clock,
+    metrics,
   });
-  // Deliveries are made due by the same clock the worker reads them by.
-  const subscriptions = new Subscriptions(options.urls, options.events ?? DEFAULT_WEBHOOK_EVENTS, () => clock.now());
+  // Deliveries are made due by the same clock the worker reads them by, and carry the trace
+  // id of the request that made the change (set around the use case by the HTTP adapter).
+  const subscriptions = new Subscriptions(options.urls, options.events ?? DEFAULT_WEBHOOK_EVENTS, () => clock.now(), currentTraceId);
   return { subscriptions, worker, outbox, clock };
 }
 

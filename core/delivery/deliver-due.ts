@@ -1,5 +1,6 @@
 import type { DeliveryOutcome, OutboxClaim, PendingDelivery } from '../outbox/pending-delivery.js';
 import type { Clock } from '../ports/clock.js';
+import type { AttemptOutcome, DeliveryMetrics } from '../ports/delivery-metrics.js';
 import type { DeliveryOutbox } from '../ports/delivery-outbox.js';
 import type { Log } from '../ports/log.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
@@ -21,7 +22,11 @@ export interface DeliverDueOptions {
   readonly batchSize: number;
   /** Outcome writes under way at once: a storage swamped by a whole batch at once would time out the API's writes. */
   readonly settleConcurrency: number;
+  /** Hears how every attempt ended; default: nobody. */
+  readonly metrics?: DeliveryMetrics | undefined;
 }
+
+const NO_METRICS: DeliveryMetrics = { attemptEnded: () => {} };
 
 /**
  * How long a claim must last: the claim's own storage calls, the attempt, then the outcome
@@ -43,10 +48,12 @@ export function leaseMsFor(attemptTimeoutMs: number, storageCallTimeoutMs: numbe
 export class DeliverDue {
   private readonly endpoints: ReadonlySet<string>;
   private readonly settling: Slots;
+  private readonly metrics: DeliveryMetrics;
 
   constructor(private readonly options: DeliverDueOptions) {
     this.endpoints = new Set(options.endpoints);
     this.settling = new Slots(options.settleConcurrency);
+    this.metrics = options.metrics ?? NO_METRICS;
   }
 
   /** Runs one round; answers how many plants it claimed (a full batch: more may be waiting). */
@@ -73,12 +80,22 @@ export class DeliverDue {
   private async attempt(claim: OutboxClaim, delivery: PendingDelivery, gone: Set<string>): Promise<DeliveryOutcome> {
     const { outbox, transport, clock, log, retrySchedule } = this.options;
     const attempt = delivery.attempts + 1;
-    const fields = { webhookId: delivery.id, event: delivery.event.type, plantId: claim.plantId, endpoint: hostOf(delivery.endpoint), attempt };
+    const fields = {
+      webhookId: delivery.id,
+      event: delivery.event.type,
+      plantId: claim.plantId,
+      endpoint: hostOf(delivery.endpoint),
+      attempt,
+      ...(delivery.traceId !== undefined && { traceId: delivery.traceId }),
+    };
+    const ended = (counted: AttemptOutcome) => this.metrics.attemptEnded(counted, clock.now() - delivery.createdAt);
     if (!this.endpoints.has(delivery.endpoint)) {
       log.error(fields, 'webhook delivery failed: its endpoint is no longer configured');
+      ended('failed');
       return { id: delivery.id, result: 'failed', error: 'endpoint no longer configured' };
     }
     if (gone.has(delivery.endpoint)) {
+      ended('gone');
       return { id: delivery.id, result: 'failed', error: 'endpoint disabled: it answered 410 Gone' };
     }
     const answer = await transport.send(delivery);
@@ -94,6 +111,7 @@ export class DeliverDue {
     } else if (outcome.result === 'delivered') log.info(logged, 'webhook delivered');
     else if (outcome.result === 'failed') log.error(logged, `webhook delivery failed after ${attempt} attempts`);
     else log.warn({ ...logged, retryInMs: retrySchedule[delivery.attempts] }, 'webhook attempt failed; will retry');
+    ended(endpointGone ? 'gone' : outcome.result === 'retry' ? 'retried' : outcome.result);
     return outcome;
   }
 }

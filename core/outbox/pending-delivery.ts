@@ -19,6 +19,8 @@ export interface PendingDelivery {
   readonly failed?: boolean;
   readonly lastStatus?: number;
   readonly lastError?: string;
+  /** The W3C trace id of the request that made the change, repeated on every attempt's log line. */
+  readonly traceId?: string;
 }
 
 /**

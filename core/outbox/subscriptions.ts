@@ -15,6 +15,8 @@ export class Subscriptions {
     readonly endpoints: readonly string[],
     types: readonly PlantEventType[],
     private readonly clock: () => number = Date.now,
+    /** The trace id of the call making the change, if it has one (kept with its deliveries). */
+    private readonly traceId: () => string | undefined = () => undefined,
   ) {
     this.types = new Set(types);
   }
@@ -23,7 +25,16 @@ export class Subscriptions {
   deliveriesFor(event: PlantEvent): PendingDelivery[] {
     if (this.endpoints.length === 0 || !this.types.has(event.type)) return [];
     const now = this.clock();
-    return this.endpoints.map((endpoint) => ({ id: `msg_${randomUUID().replaceAll('-', '')}`, endpoint, event, createdAt: now, attempts: 0, dueAt: now }));
+    const traceId = this.traceId();
+    return this.endpoints.map((endpoint) => ({
+      id: `msg_${randomUUID().replaceAll('-', '')}`,
+      endpoint,
+      event,
+      createdAt: now,
+      attempts: 0,
+      dueAt: now,
+      ...(traceId !== undefined && { traceId }),
+    }));
   }
 }
 

@@ -25,6 +25,7 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   shutdownGrace: String(HTTP_DEFAULTS.shutdownGraceMs),
   corsOrigins: HTTP_DEFAULTS.corsOrigins.join(','),
   docs: String(HTTP_DEFAULTS.docs),
+  metrics: HTTP_DEFAULTS.metrics ? 'on' : 'off',
   storageTimeout: String(DEFAULT_STORAGE_TIMEOUT_MS),
   webhookEvents: DEFAULT_WEBHOOK_EVENTS.join(','),
   webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE,

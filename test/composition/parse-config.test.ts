@@ -219,6 +219,13 @@ const cases: Record<string, SettingCase> = {
     accepts: [['true', true], ['false', false], ['0', false]],
     refuses: ['off', 'yes'],
   },
+  metrics: {
+    flag: '--metrics',
+    env: 'PLANT_STORE_METRICS',
+    pick: (c) => c.http.metrics,
+    accepts: [['on', true], ['off', false], ['true', true], ['0', false]],
+    refuses: ['yes', 'enabled'],
+  },
 };
 
 describe('configuration (parseConfig)', () => {
@@ -236,6 +243,7 @@ describe('configuration (parseConfig)', () => {
         requestTimeoutMs: 30000,
         shutdownGraceMs: 10000,
         docs: true,
+        metrics: false,
       },
       access: {},
       storage: { dataDir: './plant-store-data', timeoutMs: 5000 },

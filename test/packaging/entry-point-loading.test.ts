@@ -40,7 +40,7 @@ const entry = pathToFileURL(join(projectRoot, 'dist', 'composition', 'index.js')
 const httpSide = [/\/node_modules\/koa\//, /\/node_modules\/koa-body\//, /\/node_modules\/@koa\//, /\/node_modules\/pino\//, /\/adapters\/http\/(?!app\/http-settings\.js$)/];
 
 describe('the main entry point', () => {
-  it('loads the core, the composition and memory storage only: no Koa, koa-body, pino or OpenAPI code', async () => {
+  it('loads the core, the composition and memory storage only: no Koa, koa-body, pino, OpenAPI code or prom-client', async () => {
     const { loaded, stdout } = await modulesLoadedBy(`
       const { createPlantStore } = await import(${JSON.stringify(entry)});
       const store = await createPlantStore();
@@ -51,6 +51,8 @@ describe('the main entry point', () => {
     expect(stdout.trim()).to.equal('[{"id":1,"name":"Fern"}]');
     expect(loaded.some((url) => url.endsWith('/dist/composition/index.js'))).to.equal(true);
     for (const pattern of httpSide) expect(loaded.filter((url) => pattern.test(url)), String(pattern)).to.deep.equal([]);
+    // Metrics are loaded only for a store made with them (docs/metrics.md).
+    expect(loaded.filter((url) => /\/node_modules\/prom-client\//.test(url))).to.deep.equal([]);
   });
 
   it('require() of it works too (Node ≥ 20.19 loads ES modules from CommonJS)', async () => {

@@ -1,12 +1,13 @@
 import cors from '@koa/cors';
 import Koa, { type Middleware } from 'koa';
-import type { PlantUseCases, TokenVerifier } from '../../../core/index.js';
+import { ErrorCode, PlantStoreError, type PlantUseCases, type TokenVerifier } from '../../../core/index.js';
 import { errorMiddleware } from '../errors/error-middleware.js';
 import { routeGuard } from '../guards/route-guard.js';
 import { httpModules } from '../http-modules.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpModuleFactory, ModuleContext, SelfServiceHttp, WebhookDeliveries } from './http-module.js';
 import type { HttpLog } from './http-log.js';
+import type { HttpMetrics } from './http-metrics.js';
 import type { HttpConfig } from './http-settings.js';
 import { responseHeaders } from './response-headers.js';
 
@@ -26,6 +27,8 @@ export interface HttpAppOptions {
   readonly webhookDeliveries?: WebhookDeliveries | undefined;
   /** Self-service sandboxes, served (and documented) when sign-up is on. */
   readonly selfService?: SelfServiceHttp | undefined;
+  /** Where requests are counted and what `/metrics` serves, when the `metrics` setting is on. */
+  readonly metrics?: HttpMetrics | undefined;
   /** The features served; default all of them (http-modules.ts). */
   readonly modules?: readonly HttpModuleFactory[];
 }
@@ -50,13 +53,15 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     checkStorage: options.checkStorage,
     webhookDeliveries: options.webhookDeliveries,
     selfService: options.selfService,
+    metrics: options.metrics,
     openApiDocument: () =>
       (document ??= buildOpenApiDocument({ ...settings, version: options.version, acceptsJwt: options.acceptsJwt }, Object.assign({}, ...modules.map((module) => module.paths)))),
   };
   const modules = (options.modules ?? httpModules).map((make) => make(context)).filter((module) => module !== undefined);
-  app.use(errorMiddleware(options.log));
+  app.use(errorMiddleware(options.log, options.metrics));
   app.use(responseHeaders());
   if (settings.corsOrigins.length > 0) app.use(corsFor(settings.corsOrigins));
+  app.use(noPathlessTargets);
   for (const module of modules) app.use(module.router.routes());
   for (const module of modules) app.use(module.router.allowedMethods());
   // Koa reports a response it could not deliver here, and would print each with its stack.
@@ -81,3 +86,13 @@ function corsFor(origins: readonly string[]): Middleware {
     maxAge: 600,
   });
 }
+
+/**
+ * A target starting with `//` is no route of ours, and Koa reads it as a URL with a host
+ * (`//x@[y` then throws "Invalid URL" from every path lookup): answered 404 before any
+ * router looks at it.
+ */
+const noPathlessTargets: Middleware = async (ctx, next) => {
+  if (ctx.url.startsWith('//')) throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${ctx.method} ${ctx.url.split(/[?#]/, 1)[0]}`);
+  await next();
+};

@@ -20,4 +20,6 @@ export interface RequestLogFields {
   readonly error: number | undefined;
   readonly durationMs: number;
   readonly tokenHolder: string | undefined;
+  /** The trace id of a well-formed W3C `traceparent` header. */
+  readonly traceId?: string | undefined;
 }

@@ -6,6 +6,7 @@ import type { SelfServiceHttp } from './self-service-http.js';
 export type { SelfServiceHttp } from './self-service-http.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import type { HttpConfig } from './http-settings.js';
+import type { HttpMetrics } from './http-metrics.js';
 import type { JsonSchema } from '../openapi/openapi-schemas.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ModuleContext {
   readonly webhookDeliveries: WebhookDeliveries | undefined;
   /** Self-service sandboxes; undefined while sign-up is off. */
   readonly selfService: SelfServiceHttp | undefined;
+  /** Where requests are counted and what `/metrics` serves; undefined when metrics are off. */
+  readonly metrics: HttpMetrics | undefined;
   /** The whole OpenAPI document, every module's paths in it; built on first call. */
   readonly openApiDocument: () => OpenApiDocument;
 }

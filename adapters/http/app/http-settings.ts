@@ -30,6 +30,8 @@ export interface HttpSettings {
   readonly shutdownGraceMs?: number;
   /** Serve `/openapi.json` and the docs page. */
   readonly docs?: boolean;
+  /** Count requests and serve Prometheus metrics at `/metrics` (see docs/metrics.md). */
+  readonly metrics?: boolean;
 }
 
 /** HttpSettings with every value decided: the defaults applied, or the command's configuration. */
@@ -53,4 +55,5 @@ export const HTTP_DEFAULTS = {
   shutdownGraceMs: 10_000,
   corsOrigins: [],
   docs: true,
+  metrics: false,
 } as const satisfies HttpSettings;

@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type { PlantStoreError } from '../../../core/index.js';
 import type { HttpLog, RequestLogFields } from './http-log.js';
+import type { HttpMetrics } from './http-metrics.js';
+import { traceIdOf } from './traceparent.js';
 
 /** What earlier middleware leaves for the request line. */
 export interface RequestLogState {
@@ -12,9 +14,10 @@ export interface RequestLogState {
  * One line per request, written once its answer is decided: at `info`, or at `error` with
  * the cause for a 5xx (the client saw only the code and the request id). The line has the
  * route and, for a matched route, the path — never the query string or headers, so no
- * credential can reach it — and the error code of any error answer.
+ * credential can reach it — the error code of any error answer, and the trace id of a
+ * W3C `traceparent`. The metrics count the request from the same fields.
  */
-export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failure: PlantStoreError | undefined): void {
+export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failure: PlantStoreError | undefined, metrics?: HttpMetrics): void {
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const state = ctx.state as RequestLogState;
   const fields: RequestLogFields = {
@@ -29,8 +32,10 @@ export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failur
     // To the microsecond: finer is noise, and a shorter number is cheaper to write on every line.
     durationMs: Math.round((performance.now() - startedMs) * 1000) / 1000,
     tokenHolder: state.tokenHolder,
+    traceId: traceIdOf(ctx.req.headers.traceparent),
   };
   try {
+    metrics?.request(fields);
     if (ctx.status >= 500) log.error({ ...fields, err: failure?.cause ?? failure }, 'request');
     else if (log.request !== undefined) log.request(fields);
     else log.info(fields, 'request');
@@ -46,5 +51,6 @@ export function requestLine(fields: Record<string, unknown>): string {
   if (fields['error'] !== undefined) parts.push(fields['error']);
   parts.push(`${Number(fields['durationMs']).toFixed(1)} ms`);
   if (fields['tokenHolder'] !== undefined) parts.push(fields['tokenHolder']);
+  if (fields['traceId'] !== undefined) parts.push(`trace ${fields['traceId']}`);
   return parts.join(' ');
 }

@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
 import type { HttpLog } from '../app/http-log.js';
+import type { HttpMetrics } from '../app/http-metrics.js';
 import { logRequest } from '../app/request-log.js';
 
 /**
@@ -11,7 +12,7 @@ import { logRequest } from '../app/request-log.js';
  * set before a throw (WWW-Authenticate, Allow, Retry-After) are kept; internals of a 5xx
  * never reach the body.
  */
-export function errorMiddleware(log: HttpLog): Middleware {
+export function errorMiddleware(log: HttpLog, metrics?: HttpMetrics): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     let failure: PlantStoreError | undefined;
@@ -25,7 +26,7 @@ export function errorMiddleware(log: HttpLog): Middleware {
       ctx.status = statusByErrorCode[failure.code];
       ctx.body = { error: failure.code, message: failure.message };
     }
-    logRequest(log, ctx, started, failure);
+    logRequest(log, ctx, started, failure, metrics);
   };
 }
 

@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { NextPageQuery, PlantOperation, PlantUseCases } from '../../../core/index.js';
+import { inTrace } from '../../tracing/trace-scope.js';
+import { traceIdOf } from '../app/traceparent.js';
 import type { AuthState } from '../guards/bearer-auth.js';
 import { jsonBody, type JsonBodyState } from './json-body.js';
 import { decimal, pageQueryFrom } from './parameter-text.js';
@@ -38,13 +40,15 @@ export function plantRoutes(options: PlantRoutesOptions): Router<State> {
   });
 
   router.post('/plants', guard('createPlant'), jsonBody(options.bodyLimitBytes), async (ctx) => {
-    const plant = await useCases.createPlant.execute(ctx.state.json, sandbox(ctx), ctx.state.principal.maxPlants);
+    // A change's webhooks carry the trace id of its request (see trace-scope.ts).
+    const plant = await inTrace(traceIdOf(ctx.req.headers.traceparent), () => useCases.createPlant.execute(ctx.state.json, sandbox(ctx), ctx.state.principal.maxPlants));
     ctx.set('Location', `${basePath}/plants/${plant.id}`);
     ctx.body = plant;
   });
 
   router.delete('/plants/:id', guard('deletePlant'), async (ctx) => {
-    await useCases.deletePlant.execute(decimal(ctx.params['id']!), sandbox(ctx));
+    const id = decimal(ctx.params['id']!);
+    await inTrace(traceIdOf(ctx.req.headers.traceparent), () => useCases.deletePlant.execute(id, sandbox(ctx)));
     ctx.status = 204;
   });
 

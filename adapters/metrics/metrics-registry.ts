@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { CachedReading } from './cached-reading.js';
 
 /** The prom-client registry a store's and a server's metrics are kept in. */
 export type MetricsRegistry = Registry;
@@ -12,9 +13,26 @@ export function createMetricsRegistry(): MetricsRegistry {
   const registry = new Registry();
   // Set by the change feed (streaming changes to clients) once it exists: its open streams.
   new Gauge({ name: 'plant_store_feed_streams', help: 'Change feed streams open now (0: the change feed is not built yet).', registers: [registry] });
-  // Set by sandboxes (partitions of the storage) once they exist: how many there are.
-  new Gauge({ name: 'plant_store_sandboxes', help: 'Sandboxes in the storage (0: sandboxes are not built yet).', registers: [registry] });
   return registry;
+}
+
+/** How often the self-service sandboxes are counted for a scrape at most (a count reads every grant). */
+const SANDBOX_COUNT_MAX_AGE_MS = 5000;
+
+/**
+ * `plant_store_sandboxes`: the self-service sandboxes in the storage, counted from its
+ * registry after a scrape (the latest count is what a scrape shows); 0 while sign-up is off.
+ */
+export function countSandboxes(registry: MetricsRegistry, count: (() => Promise<number>) | undefined): void {
+  const reading = count && new CachedReading(count, 0, SANDBOX_COUNT_MAX_AGE_MS);
+  new Gauge({
+    name: 'plant_store_sandboxes',
+    help: 'Self-service sandboxes in the storage (0 while sign-up is off), counted at most every 5 s.',
+    registers: [registry],
+    collect() {
+      this.set(reading?.current() ?? 0);
+    },
+  });
 }
 
 const withNode = new WeakSet<Registry>();

@@ -68,6 +68,8 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
         metrics: metrics?.deliveries,
       });
     selfService = recipe.sandboxes && (await selfServiceFor(recipe.sandboxes, storage.repository, clock, log));
+    const grants = selfService?.sandboxes.registry;
+    metrics?.countSandboxes(grants && (async () => (await grants.list()).length));
   } catch (error) {
     await storage.close();
     throw error;

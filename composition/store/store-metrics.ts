@@ -8,6 +8,8 @@ export interface StoreMetrics {
   readonly registry: MetricsRegistry;
   readonly storage: OpenStorage;
   readonly deliveries: DeliveryMetrics;
+  /** Counts the self-service sandboxes for `plant_store_sandboxes`; called once, when they are known. */
+  countSandboxes(count: (() => Promise<number>) | undefined): void;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface StoreMetrics {
  * store asks for metrics, and not otherwise.
  */
 export async function storeMetricsFor(storage: OpenStorage, clock: Clock, withWebhooks: boolean): Promise<StoreMetrics> {
-  const [{ createMetricsRegistry }, { StorageCallMetrics }, { WebhookMetrics }] = await Promise.all([
+  const [{ createMetricsRegistry, countSandboxes }, { StorageCallMetrics }, { WebhookMetrics }] = await Promise.all([
     import('../../adapters/metrics/metrics-registry.js'),
     import('../../adapters/metrics/storage-call-metrics.js'),
     import('../../adapters/metrics/webhook-metrics.js'),
@@ -25,5 +27,5 @@ export async function storeMetricsFor(storage: OpenStorage, clock: Clock, withWe
   const { outbox } = measured;
   const pending = withWebhooks && outbox !== undefined ? { state: () => outbox.state(), now: () => clock.now() } : undefined;
   const deliveries = new WebhookMetrics(registry, pending);
-  return { registry, storage: measured, deliveries };
+  return { registry, storage: measured, deliveries, countSandboxes: (count) => countSandboxes(registry, count) };
 }

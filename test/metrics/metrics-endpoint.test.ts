@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createPlantStore, ErrorCode, PlantStoreError, startServer, type PlantStore, type PlantStoreOptions, type RunningServer, type ServerOptions } from '../../composition/index.js';
 import { HttpClient } from '../support/http-client.js';
+import { eventually } from '../support/eventually.js';
 import { samplesOf, valueOf, type Sample } from '../support/exposition.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 
@@ -49,6 +50,17 @@ describe('GET /metrics and what it counts (HTTP, refusals, storage)', () => {
       expect(valueOf(samples, name), name).to.equal(0);
     }
     expect(samples.some((s) => s.name === 'nodejs_eventloop_lag_seconds'), "Node's default metrics").to.equal(true);
+  });
+
+  it('plant_store_sandboxes counts the self-service sandboxes (read after a scrape, so a later scrape shows it)', async () => {
+    const served: HttpServer = await startHttpServer(undefined, { env: { PLANT_STORE_METRICS: 'on', PLANT_STORE_SANDBOX_SIGNUP: 'on' } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await served.http.post('/sandboxes', { token: null })).status).to.equal(201);
+      const count = async () => valueOf(samplesOf((await served.http.get(served.http.root('/metrics'), { token: null })).text), 'plant_store_sandboxes');
+      await eventually(async () => (await count()) === 3, { timeoutMs: 5000 });
+    } finally {
+      await served.close();
+    }
   });
 
   it('counts requests by method, route template and status (unknown paths as unmatched), with their durations', async () => {

@@ -4,8 +4,7 @@ import { memoryStorage, randomToken, startHttpServer, type HttpServer } from '..
 import { eventually } from '../support/eventually.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
-import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
-import { tempDir } from '../support/temp-dir.js';
+import { diskStorage } from '../support/disk-storage.js';
 
 // Two sandboxes holding the same ids, and the default one beside them: every route answers
 // each token from its own sandbox only, and nothing it answers (status, message, Link,
@@ -108,14 +107,4 @@ export function sandboxIsolationSuite(storageName: string, storage: StorageFacto
 }
 
 sandboxIsolationSuite('memory', memoryStorage);
-sandboxIsolationSuite('disk', async () => {
-  const directory = tempDir('plant-store-sandbox-http-');
-  const repository = DiskPlantRepository.open(directory.path);
-  return {
-    repository,
-    close: async () => {
-      await repository.close();
-      directory.remove();
-    },
-  };
-});
+sandboxIsolationSuite('disk', diskStorage('plant-store-sandbox-http-'));

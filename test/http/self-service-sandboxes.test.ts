@@ -5,8 +5,8 @@ import { HttpClient } from '../support/http-client.js';
 import { eventually } from '../support/eventually.js';
 import { memoryStorage, startHttpServer, type HttpServer } from '../support/http-server.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
+import { diskStorage } from '../support/disk-storage.js';
 import { tempDir } from '../support/temp-dir.js';
-import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 
 interface SignedUp {
   readonly sandbox: string;
@@ -127,14 +127,4 @@ export function selfServiceSuite(storageName: string, storage: StorageFactory): 
 }
 
 selfServiceSuite('memory', memoryStorage);
-selfServiceSuite('disk', async () => {
-  const directory = tempDir('plant-store-self-service-http-');
-  const repository = DiskPlantRepository.open(directory.path);
-  return {
-    repository,
-    close: async () => {
-      await repository.close();
-      directory.remove();
-    },
-  };
-});
+selfServiceSuite('disk', diskStorage('plant-store-self-service-http-'));

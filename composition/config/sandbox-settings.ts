@@ -1,7 +1,7 @@
 import { mixed } from 'yup';
 import { SELF_SERVICE_DEFAULTS } from '../../core/index.js';
-import { integer, optionalText, setting } from './setting.js';
-import { retryScheduleText } from '../store/webhook-options.js';
+import { durationText, parseDuration } from './duration.js';
+import { integer, onOff, optionalText, setting } from './setting.js';
 
 /** Self-service sandboxes, as the command configures them: the `sandboxes` option (none while sign-up is off). */
 export interface SandboxOptions {
@@ -13,23 +13,13 @@ export interface SandboxOptions {
   readonly seedFile?: string | undefined;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `2s`, `30m`, `24h`, `7d`, from `min` to a year. */
+/** A duration written as the other settings write one (`2s`, `30m`, `24h`), from `min` to a year. */
 function duration(minMs: number) {
-  const rule = `must be a duration like 30m or 24h (ms, s, m, h or d), at least ${minMs / 1000} s`;
+  const rule = `must be a duration like 30m or 24h (ms, s, m or h), at least ${minMs / 1000} s`;
   return mixed<number>()
-    .transform((_, raw: string) => {
-      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
-      return match ? Math.round(Number(match[1]) * UNIT_MS[match[2]!]!) : Number.NaN;
-    })
-    .test('duration', rule, (ms) => ms !== undefined && ms >= minMs && ms <= 365 * 86_400_000);
+    .transform((_, raw: string) => parseDuration(raw) ?? Number.NaN)
+    .test('duration', rule, (ms) => ms !== undefined && ms >= minMs && ms <= 365 * 24 * 3_600_000);
 }
-
-const onOff = () =>
-  mixed<boolean>()
-    .transform((_, raw: string) => ({ on: true, off: false, true: true, false: false })[raw.trim().toLowerCase()])
-    .defined('must be on or off');
 
 export const sandboxSettings = {
   sandboxSignup: setting(
@@ -55,11 +45,6 @@ export const sandboxSettings = {
     optionalText(/^.+$/, 'must name a file'),
   ),
 };
-
-/** A duration in its largest whole unit, as the setting writes it. */
-function durationText(ms: number): string {
-  return retryScheduleText([ms]);
-}
 
 type Values = { [K in keyof typeof sandboxSettings]: ReturnType<(typeof sandboxSettings)[K]['parse']> };
 

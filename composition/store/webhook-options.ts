@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY_SCHEDULE_MS, type PlantEventType } from '../../core/index.js';
+import { durationText, parseDuration } from '../config/duration.js';
 
 export const WEBHOOK_EVENT_TYPES: readonly PlantEventType[] = ['plant.created', 'plant.deleted'];
 /** The public contract's one webhook. */
@@ -43,17 +44,12 @@ export function urlProblem(url: string): string | undefined {
   return undefined;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** `5s,5m,30m,2h` → ms; undefined when an entry is not a number with ms, s, m or h (at most a week each). */
 export function parseRetrySchedule(text: string): number[] | undefined {
-  const entries = text.split(',').map((entry) => entry.trim());
   const delays: number[] = [];
-  for (const entry of entries) {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(entry);
-    if (!match) return undefined;
-    const ms = Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
-    if (ms < 1 || ms > 7 * 24 * 3_600_000) return undefined;
+  for (const entry of text.split(',')) {
+    const ms = parseDuration(entry);
+    if (ms === undefined || ms < 1 || ms > 7 * 24 * 3_600_000) return undefined;
     delays.push(ms);
   }
   return delays.length === 0 ? undefined : delays;
@@ -61,13 +57,7 @@ export function parseRetrySchedule(text: string): number[] | undefined {
 
 /** Delays as the setting writes them, each in the largest unit that divides it: `5s,5m,30m,2h`. */
 export function retryScheduleText(delays: readonly number[]): string {
-  const units = Object.entries(UNIT_MS).sort(([, a], [, b]) => b - a);
-  return delays
-    .map((ms) => {
-      const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1];
-      return `${ms / size}${unit}`;
-    })
-    .join(',');
+  return delays.map(durationText).join(',');
 }
 
 /** The core's default schedule, as the setting's text (for --help). */

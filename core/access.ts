@@ -28,6 +28,21 @@ export interface Principal {
   readonly maxPlants?: number;
 }
 
+/**
+ * Throws 40301 when the operation is not for the holder's kind of sandbox: retrying webhook
+ * deliveries acts on every sandbox (and forgets endpoints marked gone), so it is left to the
+ * default sandbox's tokens (operators); ending a sandbox is its self-service token's alone.
+ */
+export function requireSandboxRole(principal: Principal, operation: PlantOperation): void {
+  if (operation === 'retryDeliveries' && principal.sandbox != null) {
+    throw new PlantStoreError(ErrorCode.InsufficientScope, "retrying webhook deliveries is for the default sandbox's tokens (operators), not a named sandbox's");
+  }
+  // Self-service sandboxes are the ones with a quota.
+  if (operation === 'endSandbox' && (principal.sandbox == null || principal.maxPlants === undefined)) {
+    throw new PlantStoreError(ErrorCode.InsufficientScope, "only a self-service sandbox's token may end its sandbox");
+  }
+}
+
 /** The holder's sandbox; throws 40302 when the token should name one and does not. */
 export function sandboxOf(principal: Principal): string | undefined {
   if (principal.sandbox === null) throw new PlantStoreError(ErrorCode.NoSandbox, 'the token names no sandbox (its sandbox claim is missing or not a sandbox name)');

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ErrorCode, PlantStoreError, type PlantOperation } from '../../../core/index.js';
-import { realm, type AuthState } from '../guards/bearer-auth.js';
+import type { PlantOperation } from '../../../core/index.js';
+import type { AuthState } from '../guards/bearer-auth.js';
 import type { WebhookDeliveries } from '../app/http-module.js';
 
 export const DELIVERIES_PATH = '/webhooks/deliveries';
@@ -18,10 +18,6 @@ export function deliveryRoutes(deliveries: WebhookDeliveries, basePath: string, 
     ctx.body = await deliveries.state(ctx.state.principal.sandbox ?? undefined);
   });
   router.post(`${DELIVERIES_PATH}/retry`, guard('retryDeliveries'), async (ctx) => {
-    if (ctx.state.principal.sandbox != null) {
-      ctx.set('WWW-Authenticate', `${realm}, error="insufficient_scope"`);
-      throw new PlantStoreError(ErrorCode.InsufficientScope, "retrying webhook deliveries is for the default sandbox's tokens (operators), not a named sandbox's");
-    }
     ctx.body = { retried: await deliveries.retryFailed() };
   });
   return router;

@@ -3,7 +3,8 @@ import { ErrorCode, PlantStoreError } from '../../../core/index.js';
 import type { TokenBuckets } from './token-buckets.js';
 import type { Check } from './check.js';
 
-function tooManyRequests(ctx: Context, retryAfterSeconds: number, what: string): PlantStoreError {
+/** A 429 refusal with its Retry-After, for every limit the HTTP API keeps. */
+export function tooManyRequests(ctx: Context, retryAfterSeconds: number, what: string): PlantStoreError {
   ctx.set('Retry-After', String(retryAfterSeconds));
   return new PlantStoreError(ErrorCode.RateLimited, `${what}; retry in ${retryAfterSeconds} s`);
 }

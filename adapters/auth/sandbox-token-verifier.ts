@@ -1,7 +1,9 @@
 import {
   ALL_SCOPES,
   SANDBOX_TOKEN_PREFIX,
+  sandboxExpiresAt,
   sandboxTokenDigest,
+  useRecordedEveryMs,
   type Clock,
   type Log,
   type Principal,
@@ -38,7 +40,7 @@ export class SandboxTokenVerifier implements TokenVerifier {
     private readonly clock: Clock,
     private readonly log: Pick<Log, 'warn'>,
   ) {
-    this.touchEveryMs = Math.min(60_000, Math.floor(settings.ttlMs / 10));
+    this.touchEveryMs = useRecordedEveryMs(settings.ttlMs);
   }
 
   verify(token: string): TokenVerdict | Promise<TokenVerdict> {
@@ -58,7 +60,7 @@ export class SandboxTokenVerifier implements TokenVerifier {
     // A storage that does not answer throws 50301 from here, as any storage call does.
     const grant = await this.registry.byTokenDigest(sandboxTokenDigest(token));
     let verdict: TokenVerdict = 'unknown';
-    if (grant !== undefined && now - grant.lastUsedAt <= this.settings.ttlMs) {
+    if (grant !== undefined && now <= sandboxExpiresAt(grant, this.settings.ttlMs)) {
       const principal: Principal = { subject: grant.name, scopes: ALL_SCOPES, sandbox: grant.name, maxPlants: this.settings.maxPlants };
       verdict = principal;
       if (now - grant.lastUsedAt >= this.touchEveryMs) {

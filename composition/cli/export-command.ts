@@ -6,10 +6,10 @@ import { splitCommandArgs } from './command-args.js';
 import { ConfigError } from '../config/config-error.js';
 import { configFrom } from '../config/parse-config.js';
 import { openStorage } from '../store/storage.js';
+import { plantPages } from './plant-pages.js';
 import { sandboxPlants } from './sandbox-arg.js';
 
 export const EXPORT_USAGE = 'plant-store export [--output FILE] [--sandbox NAME] [settings]   every plant (of the default sandbox, or NAME) as JSON Lines, by ascending id (default: standard output)';
-const PAGE = 1000;
 
 /**
  * `plant-store export`: pages through the configured storage by id and writes one JSON line
@@ -36,12 +36,8 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
 
 /** The JSON Lines of every plant, one page of text per chunk. */
 async function* plantLines(repository: PlantRepository, counted: (n: number) => void): AsyncGenerator<string> {
-  let after: number | undefined;
-  for (;;) {
-    const page = await repository.page(after === undefined ? { limit: PAGE } : { limit: PAGE, after });
-    if (page.length === 0) return;
+  for await (const page of plantPages(repository)) {
     counted(page.length);
-    after = page[page.length - 1]!.id;
     yield page.map((plant) => JSON.stringify(plant)).join('\n') + '\n';
   }
 }

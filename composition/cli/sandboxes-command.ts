@@ -1,4 +1,5 @@
-import { plantsIn, SelfServiceSandboxes, SELF_SERVICE_DEFAULTS } from '../../core/index.js';
+import { plantsIn, sandboxExpiresAt, SelfServiceSandboxes, SELF_SERVICE_DEFAULTS, type PlantRepository } from '../../core/index.js';
+import { plantPages } from './plant-pages.js';
 import { systemClock } from '../../adapters/clock/system-clock.js';
 import { ConfigError } from '../config/config-error.js';
 import { configFrom } from '../config/parse-config.js';
@@ -35,7 +36,7 @@ export async function sandboxesCommand(argv: readonly string[]): Promise<number>
     const grants = await registry.list();
     const rows = [['sandbox', 'plants', 'last use', 'expires']];
     for (const grant of grants) {
-      rows.push([grant.name, String(await countPlants(opened.repository, grant.name)), new Date(grant.lastUsedAt).toISOString(), new Date(grant.lastUsedAt + ttlMs).toISOString()]);
+      rows.push([grant.name, String(await countPlants(opened.repository, grant.name)), new Date(grant.lastUsedAt).toISOString(), new Date(sandboxExpiresAt(grant, ttlMs)).toISOString()]);
     }
     const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)) + 2);
     process.stdout.write(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('').trimEnd()).join('\n') + '\n');
@@ -46,15 +47,9 @@ export async function sandboxesCommand(argv: readonly string[]): Promise<number>
   }
 }
 
-/** A sandbox's plants, page by page (a self-service sandbox holds at most its quota). */
-async function countPlants(repository: Parameters<typeof plantsIn>[0], name: string): Promise<number> {
-  const plants = plantsIn(repository, name);
+/** A sandbox's plants, counted page by page (a self-service sandbox holds at most its quota). */
+async function countPlants(repository: PlantRepository, name: string): Promise<number> {
   let count = 0;
-  let after: number | undefined;
-  for (;;) {
-    const page = await plants.page(after === undefined ? { limit: 1000 } : { limit: 1000, after });
-    count += page.length;
-    if (page.length < 1000) return count;
-    after = page[page.length - 1]!.id;
-  }
+  for await (const page of plantPages(plantsIn(repository, name))) count += page.length;
+  return count;
 }

@@ -13,6 +13,19 @@ export const SELF_SERVICE_DEFAULTS = {
   signupsPerHour: 10,
 } as const;
 
+/** When a sandbox expires: its lifetime after its last recorded use. */
+export function sandboxExpiresAt(grant: Pick<SandboxGrant, 'lastUsedAt'>, ttlMs: number): number {
+  return grant.lastUsedAt + ttlMs;
+}
+
+/**
+ * How often a sandbox's use is recorded at most: every tenth of its lifetime, and every
+ * minute, so requests do not each write; a sandbox in use may then expire that much early.
+ */
+export function useRecordedEveryMs(ttlMs: number): number {
+  return Math.min(60_000, Math.floor(ttlMs / 10));
+}
+
 /** How self-service sandboxes behave: their quota, their idle lifetime and their first plants. */
 export interface SelfServicePolicy {
   /** Plants a self-service sandbox may hold (40303 beyond). */
@@ -58,12 +71,7 @@ export class SelfServiceSandboxes {
       if (sandbox.addMany !== undefined) await sandbox.addMany(this.policy.seed);
       else for (const plant of this.policy.seed) await sandbox.add(plant);
     }
-    return { sandbox: name, token, expiresAt: now + this.policy.ttlMs };
-  }
-
-  /** When a sandbox last used at `lastUsedAt` expires. */
-  expiresAt(grant: Pick<SandboxGrant, 'lastUsedAt'>): number {
-    return grant.lastUsedAt + this.policy.ttlMs;
+    return { sandbox: name, token, expiresAt: sandboxExpiresAt({ lastUsedAt: now }, this.policy.ttlMs) };
   }
 
   /**

@@ -1,11 +1,11 @@
-import { DEFAULT_SANDBOX, sandboxNameProblem, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
+import type { NewPlant, PageQuery, Plant, PlantPage, PlantUseCases } from '../../core/index.js';
 import type { MetricsRegistry } from '../../adapters/metrics/metrics-registry.js';
 import { ConfigError } from '../config/config-error.js';
 import { PlantSandbox } from './plant-sandbox.js';
 import type { SelfService } from './self-service.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
-import type { OpenStorage } from './storage.js';
+import { sandboxProblemIn, type OpenStorage } from './storage.js';
 
 /** What a store is made of; assembleStore puts it together. */
 export interface StoreParts {
@@ -53,9 +53,8 @@ export class PlantStore {
    * storage without sandboxes.
    */
   sandbox(name: string): PlantSandbox {
-    const problem = sandboxNameProblem(name);
-    if (problem !== undefined) throw new ConfigError(`"${name}": ${problem}`);
-    if (name !== DEFAULT_SANDBOX && !this.keepsSandboxes) throw new ConfigError(`the ${this.storageDescription} storage keeps no sandboxes`);
+    const problem = sandboxProblemIn(this.storage, name);
+    if (problem !== undefined) throw new ConfigError(problem);
     return new PlantSandbox(this.useCases, this.events, this.webhooks, name);
   }
 

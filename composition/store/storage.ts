@@ -1,4 +1,4 @@
-import type { DeliveryOutbox, PlantRepository } from '../../core/index.js';
+import { DEFAULT_SANDBOX, sandboxNameProblem, type DeliveryOutbox, type PlantRepository } from '../../core/index.js';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
 
 /** MongoDB at this URI; the database is the URI's path, else `databaseName`, else DEFAULT_DATABASE_NAME (`plant_store`). */
@@ -40,6 +40,12 @@ export interface OpenStorage {
   /** For the start-up line, e.g. "memory". Never contains credentials. */
   readonly description: string;
   close(): Promise<void>;
+}
+
+/** Why `name` cannot be used as a sandbox of this storage, as `"name": …`; undefined when it can. */
+export function sandboxProblemIn(storage: Pick<OpenStorage, 'repository' | 'description'>, name: string): string | undefined {
+  const problem = sandboxNameProblem(name) ?? (name !== DEFAULT_SANDBOX && storage.repository.sandbox === undefined ? `the ${storage.description} storage keeps no sandboxes` : undefined);
+  return problem && `"${name}": ${problem}`;
 }
 
 /** Opens the storage a store keeps its plants in (the Storage port's shape; a test passes its own). */

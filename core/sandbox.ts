@@ -17,6 +17,17 @@ export function sandboxNameProblem(name: string): string | undefined {
 }
 
 /**
+ * The name, for a storage making a sandbox's keys from it: a RangeError (a caller's bug, the
+ * configuration checks names first) for one outside the rule, which could reach outside its
+ * own keys (with a '/', say).
+ */
+export function checkedSandboxName(name: string): string {
+  const problem = sandboxNameProblem(name);
+  if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
+  return name;
+}
+
+/**
  * The plants of one sandbox. The repository itself holds the default sandbox's, so a storage
  * written before sandboxes existed reads unchanged; a named one is asked of its `sandbox()`.
  */

@@ -5,7 +5,7 @@ import {
   DEFAULT_SANDBOX,
   MAX_PLANT_ID,
   sandboxFull,
-  sandboxNameProblem,
+  checkedSandboxName,
   type AddLimits,
   type OutboxRecord,
   type PageRequest,
@@ -229,8 +229,7 @@ export class DiskPlantRepository implements PlantRepository {
     let view = this.sandboxViews.get(name);
     if (view === undefined) {
       // Its keys are ordered apart from every other sandbox's only for names of the rule.
-      const problem = sandboxNameProblem(name);
-      if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
+      checkedSandboxName(name);
       if (this.sandboxViews.size >= CACHED_SANDBOXES) this.sandboxViews.delete(this.sandboxViews.keys().next().value!);
       this.sandboxViews.set(name, (view = new DiskSandbox((this.host ??= this.sandboxHost()), name)));
     }

@@ -1,5 +1,5 @@
 import sortedBtree from 'sorted-btree';
-import { DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
 import { MemorySandboxRegistry } from './memory-sandbox-registry.js';
 
@@ -53,7 +53,8 @@ export class MemoryPlantRepository implements PlantRepository {
 
   sandbox(name: string): MemoryPlantRepository {
     let repository = this.shared.sandboxes.get(name);
-    if (repository === undefined) this.shared.sandboxes.set(name, (repository = new MemoryPlantRepository({ shared: this.shared, name })));
+    // Outbox keys are `<name>/<id>`: a name with a '/' could reach another sandbox's.
+    if (repository === undefined) this.shared.sandboxes.set(name, (repository = new MemoryPlantRepository({ shared: this.shared, name: checkedSandboxName(name) })));
     return repository;
   }
 

@@ -1,12 +1,12 @@
 import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
-import { DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocument } from './mongo-delivery-outbox.js';
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
-import { checkedSandboxName, keysAfter, keysOf, plantKey, plantProjection, toDocument, toPlant, type PlantDocument, type PlantKey } from './plant-document.js';
+import { keysAfter, keysOf, plantKey, plantProjection, toDocument, toPlant, type PlantDocument, type PlantKey } from './plant-document.js';
 import { MongoSandboxRegistry, type GrantDocument } from './mongo-sandbox-registry.js';
 import { RECOUNT_QUIET_MS, SandboxCounts, type SandboxCountDocument } from './sandbox-counts.js';
 

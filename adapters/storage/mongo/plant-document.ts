@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_SANDBOX, MAX_PLANT_ID, sandboxNameProblem, type PendingDelivery, type Plant } from '../../../core/index.js';
+import { DEFAULT_SANDBOX, MAX_PLANT_ID, type PendingDelivery, type Plant } from '../../../core/index.js';
 
 /**
  * A plant document's `_id`, which says both the plant and its sandbox:
@@ -37,12 +37,6 @@ export function plantOfKey(key: PlantKey): { plantId: number; sandbox?: string }
   return { plantId: Number(key.slice(slash + 1)), sandbox: key.slice(0, slash) };
 }
 
-/** Refuses a name that could reach outside its own keys (with a '/', say); the core checks names first. */
-export function checkedSandboxName(name: string): string {
-  const problem = sandboxNameProblem(name);
-  if (problem !== undefined) throw new RangeError(`${problem}, got ${JSON.stringify(name)}`);
-  return name;
-}
 
 /** The keys of the sandbox's plants above `after`, as an `_id` condition (numeric for the default sandbox, as before). */
 export function keysAfter(after: number, sandbox: string | undefined): { $gt: PlantKey; $lt?: string } {

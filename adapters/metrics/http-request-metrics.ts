@@ -10,9 +10,6 @@ import { TalliedHistogram, type HistogramSeries } from './tallied-histogram.js';
 const REFUSALS = ['missing_token', 'invalid_token', 'insufficient_scope', 'rate_limit', 'auth_failure_limit', 'quota'] as const;
 type Refusal = (typeof REFUSALS)[number];
 
-// The contract's code for a sandbox at its plant quota; sandboxes are not built yet.
-const QUOTA_REACHED = 40303;
-
 /**
  * Why a request was refused, from its error code: a 429 before any token was accepted can
  * only be the failed-authentication limit (it is checked first), after it the token's rate.
@@ -27,7 +24,7 @@ function refusalOf(error: number, tokenHolder: string | undefined): Refusal | un
       return 'insufficient_scope';
     case ErrorCode.RateLimited:
       return tokenHolder === undefined ? 'auth_failure_limit' : 'rate_limit';
-    case QUOTA_REACHED:
+    case ErrorCode.SandboxFull:
       return 'quota';
     default:
       return undefined;

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { HttpClient } from '../support/http-client.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { dropCollection, mongoStorageFactory, requireDatabase, TEST_DATABASE_NAME, uniqueCollectionName, type TestDatabase } from '../support/test-database.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
@@ -54,7 +53,7 @@ describe('sandboxes over HTTP on MongoDB storage', () => {
       servers.push(await startHttpServer(shared(collection, true), { env }), await startHttpServer(shared(collection, false), { env }));
       const [a, b] = servers as [HttpServer, HttpServer];
       const { token } = (await a.http.post('/sandboxes', { token: null })).body as { token: string };
-      const on = (server: HttpServer) => new HttpClient({ url: server.url, basePath: '', openapi: server.openapi, token, tokens: [...server.tokens, token] });
+      const on = (server: HttpServer) => server.http.withToken(token);
       expect((await on(b).create(7, 'made on B')).status).to.equal(200);
       expect((await on(a).get('/plants/7')).body).to.deep.equal({ id: 7, name: 'made on B' });
       expect((await on(b).delete('/sandbox')).status).to.equal(204);
@@ -75,7 +74,7 @@ describe('sandboxes over HTTP on MongoDB storage', () => {
       server = await startHttpServer(storage, { env: { PLANT_STORE_SANDBOX_SIGNUP: 'on', PLANT_STORE_SANDBOX_MAX_PLANTS: '20' } });
       const signedUp = await server.http.post('/sandboxes', { token: null });
       const { token } = signedUp.body as { token: string };
-      const client = new HttpClient({ url: server.url, basePath: '', openapi: server.openapi, token, tokens: [...server.tokens, token] });
+      const client = server.http.withToken(token);
       for (let id = 1; id <= 20; id++) expect((await client.create(id)).status, `create ${id}`).to.equal(200);
       for (let id = 21; id <= 25; id++) {
         const refused = await client.create(id);

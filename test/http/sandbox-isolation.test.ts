@@ -18,7 +18,7 @@ export function sandboxIsolationSuite(storageName: string, storage: StorageFacto
     let b: HttpClient;
     let other: HttpClient;
     const tokens = { a: randomToken(), b: randomToken(), default: randomToken() };
-    const client = (token: string) => new HttpClient({ url: server.url, basePath: '', openapi: server.openapi, token, tokens: Object.values(tokens) });
+    const client = (token: string) => server.http.withToken(token);
 
     beforeEach(async () => {
       receiver = await WebhookReceiver.start();

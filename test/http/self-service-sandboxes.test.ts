@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpClient } from '../support/http-client.js';
 import { eventually } from '../support/eventually.js';
 import { memoryStorage, startHttpServer, type HttpServer } from '../support/http-server.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
@@ -21,7 +20,7 @@ export function selfServiceSuite(storageName: string, storage: StorageFactory): 
     this.timeout(30_000);
     let server: HttpServer | undefined;
     const start = async (env: Record<string, string>) => (server = await startHttpServer(storage, { env: { PLANT_STORE_SANDBOX_SIGNUP: 'on', ...env } }));
-    const as = (token: string) => new HttpClient({ url: server!.url, basePath: '', openapi: server!.openapi, token, tokens: [...server!.tokens, token] });
+    const as = (token: string) => server!.http.withToken(token);
     const signUp = async (): Promise<SignedUp> => {
       const answer = await server!.http.post('/sandboxes', { token: null });
       expect(answer.status, answer.text).to.equal(201);

@@ -60,7 +60,7 @@ describe('an embedded store’s metrics (createPlantStore({ metrics: true }))', 
     expect(attempts).to.deep.equal({ delivered: 1, retried: 1, failed: 1, gone: 2 });
     expect(valueOf(counted, 'plant_store_webhook_delivery_lag_seconds_count')).to.equal(1);
     expect(valueOf(counted, 'plant_store_webhook_delivery_lag_seconds_sum')).to.be.at.least(0).and.below(10);
-    expect(valueOf(counted, 'plant_store_webhook_pending')).to.equal(0);
-    expect(valueOf(counted, 'plant_store_webhook_oldest_pending_seconds')).to.equal(0);
+    // The pending gauges are checked against a real backlog in pending-scrape.test.ts: here a
+    // first scrape would show their initial 0 whatever is pending.
   });
 });

@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../support/project-root.js';
 import { Registry } from 'prom-client';
 import { StorageCallMetrics } from '../../adapters/metrics/storage-call-metrics.js';
 import { MemoryPlantRepository } from '../../adapters/storage/memory/memory-plant-repository.js';
@@ -66,5 +69,10 @@ describe('the measured storage (a decorator timing every storage call)', () => {
     expect({ size: memory.size, compactions: memory.compactions }, 'the repository itself').to.deep.equal({ size: 1, compactions: 1 });
     expect({ size: stand.size, compactions: stand.compactions, outbox: stand.outbox === memory.outbox }, 'read through the stand-in').to.deep.equal({ size: 1, compactions: 1, outbox: true });
     expect(stand).to.be.instanceOf(MemoryPlantRepository);
+  });
+
+  it('docs/metrics.md names every operation timed', () => {
+    const docs = readFileSync(join(projectRoot, 'docs', 'metrics.md'), 'utf8');
+    for (const operation of STORAGE_OPERATIONS) expect(docs, operation).to.include(`\`${operation}\``);
   });
 });

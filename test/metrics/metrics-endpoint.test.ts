@@ -52,12 +52,17 @@ describe('GET /metrics and what it counts (HTTP, refusals, storage)', () => {
     expect(samples.some((s) => s.name === 'nodejs_eventloop_lag_seconds'), "Node's default metrics").to.equal(true);
   });
 
-  it('plant_store_sandboxes counts the self-service sandboxes (read after a scrape, so a later scrape shows it)', async () => {
-    const served: HttpServer = await startHttpServer(undefined, { env: { PLANT_STORE_METRICS: 'on', PLANT_STORE_SANDBOX_SIGNUP: 'on' } });
+  it('plant_store_sandboxes counts the self-service sandboxes (read after a scrape, so a later scrape shows it); a full sandbox counts as a quota refusal', async () => {
+    const served: HttpServer = await startHttpServer(undefined, { env: { PLANT_STORE_METRICS: 'on', PLANT_STORE_SANDBOX_SIGNUP: 'on', PLANT_STORE_SANDBOX_MAX_PLANTS: '1' } });
     try {
-      for (let i = 0; i < 3; i++) expect((await served.http.post('/sandboxes', { token: null })).status).to.equal(201);
-      const count = async () => valueOf(samplesOf((await served.http.get(served.http.root('/metrics'), { token: null })).text), 'plant_store_sandboxes');
-      await eventually(async () => (await count()) === 3, { timeoutMs: 5000 });
+      const tokens: string[] = [];
+      for (let i = 0; i < 3; i++) tokens.push((await served.http.post('/sandboxes', { token: null })).body.token);
+      const scraped = async () => samplesOf((await served.http.get(served.http.root('/metrics'), { token: null })).text);
+      await eventually(async () => valueOf(await scraped(), 'plant_store_sandboxes') === 3, { timeoutMs: 5000 });
+      const full = served.http.withToken(tokens[0]!);
+      expect((await full.create(1)).status).to.equal(200);
+      expect((await full.create(2)).status).to.equal(403);
+      expect(valueOf(await scraped(), 'plant_store_refusals_total', { reason: 'quota' })).to.equal(1);
     } finally {
       await served.close();
     }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 import { samplesOf, valueOf } from '../support/exposition.js';
+import { spread } from '../bench/stats.js';
 import { HttpClient } from '../support/http-client.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';
 
@@ -64,7 +65,7 @@ function scrapeWithManyPending(storage: 'memory' | 'disk'): void {
       await api.get('/webhooks/deliveries');
       const stateMs = performance.now() - started;
       const worst = Math.max(...times);
-      console.log(`      ${storage}: ${times.length} scrapes with ${PENDING} pending: median ${median(times).toFixed(1)} ms, worst ${worst.toFixed(1)} ms (GET /webhooks/deliveries, which reads the same state: ${stateMs.toFixed(1)} ms)`);
+      console.log(`      ${storage}: ${times.length} scrapes with ${PENDING} pending: median ${spread(times).median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms (GET /webhooks/deliveries, which reads the same state: ${stateMs.toFixed(1)} ms)`);
       expect(worst).to.be.below(MAX_SCRAPE_MS);
     } finally {
       await server?.stop('SIGKILL');
@@ -72,7 +73,6 @@ function scrapeWithManyPending(storage: 'memory' | 'disk'): void {
   });
 }
 
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe('scraping a server with many pending webhook deliveries', () => {
   scrapeWithManyPending('memory');

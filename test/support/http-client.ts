@@ -49,6 +49,11 @@ export class HttpClient {
   /** Also what raw-http.ts needs to reach the same server with the same checks. */
   constructor(readonly target: HttpTarget) {}
 
+  /** A client of the same server sending `token` (a sandbox's, say), which it also watches for leaks. */
+  withToken(token: string): HttpClient {
+    return new HttpClient({ ...this.target, token, tokens: [...this.target.tokens, token] });
+  }
+
   /**
    * A client of a server started outside the fixture (its own process, or startServer),
    * with the document it serves. `tokens`: the server's tokens, the first one sent by

@@ -49,14 +49,15 @@ export function sandboxOf(principal: Principal): string | undefined {
   return principal.sandbox;
 }
 
-/** The plant operations, and reading or retrying the webhook deliveries (operators). */
-export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant' | 'readDeliveries' | 'retryDeliveries' | 'endSandbox';
+/** The plant operations (following their changes too), and reading or retrying the webhook deliveries (operators). */
+export type PlantOperation = 'listPlants' | 'getPlant' | 'createPlant' | 'deletePlant' | 'followChanges' | 'readDeliveries' | 'retryDeliveries' | 'endSandbox';
 
 const scopeByOperation: Readonly<Record<PlantOperation, Scope>> = {
   listPlants: Scope.Read,
   getPlant: Scope.Read,
   createPlant: Scope.Write,
   deletePlant: Scope.Write,
+  followChanges: Scope.Read,
   readDeliveries: Scope.Read,
   retryDeliveries: Scope.Write,
   endSandbox: Scope.Write,

@@ -1,5 +1,5 @@
 import { METHODS } from 'node:http';
-import type { Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import { ErrorCode } from '../../core/index.js';
 import type { RequestLogFields } from '../http/app/http-log.js';
 import type { HttpMetrics } from '../http/app/http-metrics.js';
@@ -51,6 +51,7 @@ export class HttpRequestMetrics implements HttpMetrics {
   private readonly requests: TalliedCounter<'method' | 'route' | 'status'>;
   private readonly durations: TalliedHistogram<'method' | 'route'>;
   private readonly refusals: Record<Refusal, CounterSeries>;
+  private readonly streams: Gauge | undefined;
   /** By the request line's route (null: unmatched), then by method. */
   private readonly series = new Map<string | null, Map<string, RouteSeries>>();
 
@@ -74,6 +75,8 @@ export class HttpRequestMetrics implements HttpMetrics {
       labelNames: ['reason'],
       registers: [registry],
     });
+    // Made with the store's registry (createMetricsRegistry), so an embedded store shows it too.
+    this.streams = registry.getSingleMetric('plant_store_feed_streams') as Gauge | undefined;
     this.refusals = Object.fromEntries(REFUSALS.map((reason) => [reason, refusals.series({ reason })])) as Record<Refusal, CounterSeries>;
   }
 
@@ -90,6 +93,10 @@ export class HttpRequestMetrics implements HttpMetrics {
       const refusal = refusalOf(fields.error, fields.tokenHolder);
       if (refusal !== undefined) this.refusals[refusal].inc();
     }
+  }
+
+  feedStreams(delta: 1 | -1): void {
+    this.streams?.inc(delta);
   }
 
   async exposition(): Promise<{ contentType: string; text: string }> {

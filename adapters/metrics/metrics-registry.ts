@@ -5,14 +5,13 @@ import { CachedReading } from './cached-reading.js';
 export type MetricsRegistry = Registry;
 
 /**
- * A store's registry, holding the gauges of features still to come at 0 until they are
- * built, so dashboards and alerts can name them now. Node's own metrics are the process's,
+ * A store's registry, with the gauge of open change streams (0 until a server streams
+ * them), so dashboards and alerts can name it for an embedded store too. Node's own metrics are the process's,
  * not the store's: a server adds them (withNodeMetrics); an embedding program has its own.
  */
 export function createMetricsRegistry(): MetricsRegistry {
   const registry = new Registry();
-  // Set by the change feed (streaming changes to clients) once it exists: its open streams.
-  new Gauge({ name: 'plant_store_feed_streams', help: 'Change feed streams open now (0: the change feed is not built yet).', registers: [registry] });
+  new Gauge({ name: 'plant_store_feed_streams', help: 'Change feed streams (GET /plants/changes) open now.', registers: [registry] });
   return registry;
 }
 

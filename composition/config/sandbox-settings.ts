@@ -1,6 +1,6 @@
 import { mixed } from 'yup';
 import { SELF_SERVICE_DEFAULTS } from '../../core/index.js';
-import { durationText, parseDuration } from './duration.js';
+import { durationSchema, durationText } from './duration.js';
 import { integer, onOff, optionalText, setting } from './setting.js';
 
 /** Self-service sandboxes, as the command configures them: the `sandboxes` option (none while sign-up is off). */
@@ -11,14 +11,6 @@ export interface SandboxOptions {
   readonly ttlMs: number;
   /** A plants file (any import format) every new sandbox starts with. */
   readonly seedFile?: string | undefined;
-}
-
-/** A duration written as the other settings write one (`2s`, `30m`, `24h`), from `min` to a year. */
-function duration(minMs: number) {
-  const rule = `must be a duration like 30m or 24h (ms, s, m or h), at least ${minMs / 1000} s`;
-  return mixed<number>()
-    .transform((_, raw: string) => parseDuration(raw) ?? Number.NaN)
-    .test('duration', rule, (ms) => ms !== undefined && ms >= minMs && ms <= 365 * 24 * 3_600_000);
 }
 
 export const sandboxSettings = {
@@ -38,7 +30,7 @@ export const sandboxSettings = {
   ),
   sandboxTtl: setting(
     { option: 'sandboxes.ttlMs', flag: 'sandbox-ttl', env: 'PLANT_STORE_SANDBOX_TTL', default: durationText(SELF_SERVICE_DEFAULTS.ttlMs), help: 'a self-service sandbox expires this long after its last request (its plants removed)' },
-    duration(1000),
+    durationSchema(1000, 365 * 24 * 3_600_000, 'at least 1 s'),
   ),
   sandboxSeed: setting(
     { option: 'sandboxes.seedFile', flag: 'sandbox-seed', env: 'PLANT_STORE_SANDBOX_SEED', default: '', help: 'plants file (JSON Lines, a JSON array or a json-server db.json) every new sandbox starts with' },

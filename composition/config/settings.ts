@@ -1,5 +1,6 @@
 import { string } from 'yup';
 import { accessOptionsFrom, accessSettings } from './access-settings.js';
+import { feedOptionsFrom, feedSettings } from './feed-settings.js';
 import { httpOptionsFrom, httpSettings } from './http-settings.js';
 import { setting, type Setting } from './setting.js';
 import { sandboxOptionsFrom, sandboxSettings } from './sandbox-settings.js';
@@ -27,11 +28,12 @@ export const settingGroups = {
   storage: { rows: storageSettings, build: storageOptionFrom },
   webhooks: { rows: webhookSettings, build: webhookOptionsFrom },
   sandboxes: { rows: sandboxSettings, build: sandboxOptionsFrom },
+  feed: { rows: feedSettings, build: feedOptionsFrom },
   log: { rows: logSettings, build: (v: { logLevel: LogLevel }) => ({ value: { level: v.logLevel } }) },
 };
 
 /** Every row, in table order, by name. */
-export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...sandboxSettings, ...logSettings };
+export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...sandboxSettings, ...feedSettings, ...logSettings };
 export type SettingName = keyof typeof settings;
 
 /** Every row, for `--help` and the flag parser. */

@@ -45,7 +45,7 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const configured = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks, sandboxes: config.sandboxes, metrics: config.http.metrics });
+  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks, sandboxes: config.sandboxes, metrics: config.http.metrics, feed: config.feed });
   // Self-service tokens are asked of the storage last: the configured ones answer first (and cheaper).
   const selfService = store.selfService && selfServiceOverHttp(store.selfService, container.resolve<Clock>(InjectionTokens.Clock), log);
   const tokenVerifier = selfService === undefined ? configured : new FirstVerdictVerifier([configured, selfService.verifier]);

@@ -52,7 +52,10 @@ export async function serveStore(
 ): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
   const metrics = settings.metrics ? await httpMetricsFor(store) : undefined;
+  // Aborted on close: open change streams end at once, rather than holding the grace period.
+  const closing = new AbortController();
   const app = createHttpApp({
+    closing: closing.signal,
     settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },
     log: settings.log ?? silent,
     useCases: store.useCases,
@@ -72,7 +75,11 @@ export async function serveStore(
   await listen(server, settings.port, settings.host);
   const { address, port, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => closeGracefully(server, graceMs) };
+  return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => {
+      closing.abort();
+      return closeGracefully(server, graceMs);
+    },
+  };
 }
 
 /** A sandbox's delivery state; the default sandbox's tokens (operators) also see how many self-service sandboxes there are. */

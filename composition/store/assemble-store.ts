@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { CreatePlant, DeletePlant, GetPlant, ListPlants, type Clock, type Log } from '../../core/index.js';
+import { CreatePlant, DeletePlant, FollowChanges, GetPlant, ListPlants, type Clock, type Log } from '../../core/index.js';
 import { systemClock } from '../../adapters/clock/system-clock.js';
 import { InProcessEventBus, type ListenerErrorReporter } from '../../adapters/events/in-process-event-bus.js';
 import { consoleLog } from '../../adapters/log/console-log.js';
@@ -13,6 +13,7 @@ import type { WebhookOptions } from './webhook-options.js';
 import type { SandboxOptions } from '../config/sandbox-settings.js';
 import { selfServiceFor, type SelfService } from './self-service.js';
 import type { StoreMetrics } from './store-metrics.js';
+import { DEFAULT_FEED_RETENTION_MS, startFeedRetention } from './feed-retention.js';
 
 /** What a store is made of beyond its ports: the options a caller or a configuration gives. */
 export interface StoreRecipe {
@@ -23,6 +24,8 @@ export interface StoreRecipe {
   readonly onListenerError?: ListenerErrorReporter | undefined;
   /** Keep metrics (docs/metrics.md): the store's calls to storage timed, its webhooks counted. */
   readonly metrics?: boolean | undefined;
+  /** The change feed's log: how long a change is kept for clients to resume (default DEFAULT_FEED_RETENTION_MS, a day). */
+  readonly feed?: { readonly retentionMs?: number | undefined } | undefined;
 }
 
 /**
@@ -82,12 +85,15 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
     getPlant: new GetPlant(repository),
     createPlant: new CreatePlant(repository, events, subscriptions),
     deletePlant: new DeletePlant(repository, events, subscriptions),
+    followChanges: new FollowChanges(repository),
   };
+  const retention = repository.changeRetention;
+  const stopFeedRetention = retention && startFeedRetention(retention, recipe.feed?.retentionMs ?? DEFAULT_FEED_RETENTION_MS, log);
   if (webhooks !== undefined) {
     const { worker } = webhooks;
     // A change is in the outbox before its event is published: wake the worker to send it now.
     events.subscribe(() => worker.wake());
     worker.start();
   }
-  return new PlantStore({ storage, events, useCases, webhooks, selfService, metrics: metrics?.registry });
+  return new PlantStore({ storage, events, useCases, webhooks, selfService, metrics: metrics?.registry, stopFeedRetention });
 }

@@ -1,5 +1,7 @@
 import { DEFAULT_SANDBOX, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
+import { ConfigError } from '../config/config-error.js';
+import { storeChanges, type ChangesOptions, type StoreChange } from './store-changes.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 
 /**
@@ -14,6 +16,7 @@ export class PlantSandbox {
     private readonly webhooks: WebhookDelivery | undefined,
     /** The sandbox's name. */
     readonly name: string,
+    private readonly closing: AbortSignal,
   ) {}
 
   list(query?: PageQuery): Promise<PlantPage> {
@@ -35,6 +38,13 @@ export class PlantSandbox {
   /** Calls `listener` with this sandbox's plant.created / plant.deleted only; returns the unsubscribe. */
   subscribe(listener: PlantEventListener): () => void {
     return this.events.subscribe((event) => ((event.sandbox ?? DEFAULT_SANDBOX) === this.name ? listener(event) : undefined));
+  }
+
+  /** This sandbox's changes, live and resumable: as PlantStore.changes, for this sandbox. */
+  changes(options: ChangesOptions = {}): AsyncIterable<StoreChange> {
+    const followChanges = this.useCases.followChanges;
+    if (followChanges === undefined || !followChanges.available) throw new ConfigError('this storage keeps no change log');
+    return storeChanges(followChanges, this.name, options, this.closing);
   }
 
   /** This sandbox's webhook deliveries waiting and failed. */

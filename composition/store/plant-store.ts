@@ -6,6 +6,7 @@ import type { SelfService } from './self-service.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 import { sandboxProblemIn, type OpenStorage } from './storage.js';
+import { storeChanges, type ChangesOptions, type StoreChange } from './store-changes.js';
 
 /** What a store is made of; assembleStore puts it together. */
 export interface StoreParts {
@@ -15,6 +16,8 @@ export interface StoreParts {
   readonly webhooks?: WebhookDelivery | undefined;
   readonly selfService?: SelfService | undefined;
   readonly metrics?: MetricsRegistry | undefined;
+  /** Stops pruning the change log (feed-retention.ts). */
+  readonly stopFeedRetention?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -36,10 +39,13 @@ export class PlantStore {
   private readonly webhooks: WebhookDelivery | undefined;
   /** Self-service sandboxes (sign-up, ending, expiry), when configured; for serving them over HTTP. */
   readonly selfService: SelfService | undefined;
+  private readonly stopFeedRetention: (() => Promise<void>) | undefined;
+  /** Aborts on close: every `changes()` iteration ends. */
+  private readonly closing = new AbortController();
 
   /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
   constructor(parts: StoreParts) {
-    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService, metrics: this.metrics } = parts);
+    ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService, metrics: this.metrics, stopFeedRetention: this.stopFeedRetention } = parts);
   }
 
   /** Whether the storage keeps sandboxes (memory, disk and MongoDB do; a custom repository may not). */
@@ -55,7 +61,7 @@ export class PlantStore {
   sandbox(name: string): PlantSandbox {
     const problem = sandboxProblemIn(this.storage, name);
     if (problem !== undefined) throw new ConfigError(problem);
-    return new PlantSandbox(this.useCases, this.events, this.webhooks, name);
+    return new PlantSandbox(this.useCases, this.events, this.webhooks, name, this.closing.signal);
   }
 
   /** Description of the storage in use, e.g. "memory". */
@@ -89,6 +95,25 @@ export class PlantStore {
     return this.events.subscribe(listener);
   }
 
+  /**
+   * The default sandbox's changes, live and resumable (docs/change-feed.md): every change
+   * after `after` (a cursor of an earlier change) or, without one, from now, in commit
+   * order, waiting for the next; a `feed.reset` first when `after` is unknown or older than
+   * the retained log. Unlike `subscribe`, it survives a restart of the program (on disk or
+   * MongoDB): resume from the last cursor seen. Ends when `signal` aborts, the loop leaves,
+   * or the store closes.
+   */
+  changes(options: ChangesOptions = {}): AsyncIterable<StoreChange> {
+    return storeChanges(this.followChanges(), undefined, options, this.closing.signal);
+  }
+
+  /** The feed's use case; throws ConfigError for a storage without a change log. */
+  private followChanges() {
+    const followChanges = this.useCases.followChanges;
+    if (followChanges === undefined || !followChanges.available) throw new ConfigError(`the ${this.storage.description} storage keeps no change log`);
+    return followChanges;
+  }
+
   /** Resolves when storage answers; rejects with code 50301 when it does not. */
   ping(): Promise<void> {
     return this.storage.repository.ping();
@@ -110,8 +135,10 @@ export class PlantStore {
     return this.webhooks.worker.retryFailed();
   }
 
-  /** Stops webhook delivery (attempts under way finish), then closes the storage. */
+  /** Ends every `changes()` iteration, stops webhook delivery (attempts under way finish), then closes the storage. */
   async close(): Promise<void> {
+    this.closing.abort();
+    await this.stopFeedRetention?.();
     await this.selfService?.stop();
     await this.webhooks?.worker.stop();
     await this.storage.close();

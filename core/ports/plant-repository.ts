@@ -1,5 +1,6 @@
 import type { PendingDelivery } from '../outbox/pending-delivery.js';
 import type { Plant } from '../plant.js';
+import type { ChangeLog, ChangeRetention } from './change-log.js';
 import type { SandboxRegistry } from './sandbox-registry.js';
 
 /** What a page of plants is asked for: ids above `after`, any of `tags`, at most `limit`. */
@@ -51,6 +52,14 @@ export interface PlantRepository {
   purge?(limit: number): Promise<number>;
   /** Optional: the self-service sandboxes, kept in this storage. */
   readonly sandboxes?: SandboxRegistry;
+  /**
+   * Optional: this repository's (sandbox's) change log, which `add`, `addMany`, `remove` and
+   * `purge` append to in the same atomic write as the change (see ChangeLog). A storage
+   * without it has no change feed.
+   */
+  readonly changes?: ChangeLog;
+  /** Optional, with `changes`: how the store forgets the changes older than retention, of every sandbox. */
+  readonly changeRetention?: ChangeRetention;
 }
 
 /** What may bound an add. */

@@ -11,6 +11,7 @@ import { HTTP_DEFAULTS } from '../../adapters/http/app/http-settings.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_EVENTS, DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../composition/store/webhook-options.js';
 import { projectRoot } from '../support/project-root.js';
 import { SELF_SERVICE_DEFAULTS } from '../../core/index.js';
+import { DEFAULT_FEED_RETENTION_MS } from '../../composition/store/feed-retention.js';
 
 // Every default of the command, and where it is written. A row whose option the library
 // has takes the library's default (one constant, used by both); the others are the
@@ -33,6 +34,7 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   sandboxSignupLimit: String(SELF_SERVICE_DEFAULTS.signupsPerHour),
   sandboxMaxPlants: String(SELF_SERVICE_DEFAULTS.maxPlants),
   sandboxTtl: `${SELF_SERVICE_DEFAULTS.ttlMs / 3_600_000}h`,
+  feedRetention: `${DEFAULT_FEED_RETENTION_MS / 3_600_000}h`,
 };
 const commandOwn: Partial<Record<SettingName, string>> = {
   rateLimit: '50',

@@ -249,6 +249,7 @@ describe('configuration (parseConfig)', () => {
       storage: { dataDir: './plant-store-data', timeoutMs: 5000 },
       webhooks: undefined,
       sandboxes: undefined,
+      feed: { retentionMs: 86_400_000 },
       log: { level: 'info' },
     });
   });

@@ -6,8 +6,8 @@ describe('access rules', () => {
   const writer: Principal = { subject: 'writer', scopes: ['plants:write'] };
   const nobody: Principal = { subject: 'nobody', scopes: [] };
 
-  it('listing, getting and reading webhook deliveries need plants:read; creating, deleting, retrying deliveries and ending a sandbox need plants:write', () => {
-    const needs: Record<PlantOperation, string> = { listPlants: 'plants:read', getPlant: 'plants:read', createPlant: 'plants:write', deletePlant: 'plants:write', readDeliveries: 'plants:read', retryDeliveries: 'plants:write', endSandbox: 'plants:write' };
+  it('listing, getting, following changes and reading webhook deliveries need plants:read; creating, deleting, retrying deliveries and ending a sandbox need plants:write', () => {
+    const needs: Record<PlantOperation, string> = { listPlants: 'plants:read', getPlant: 'plants:read', createPlant: 'plants:write', deletePlant: 'plants:write', followChanges: 'plants:read', readDeliveries: 'plants:read', retryDeliveries: 'plants:write', endSandbox: 'plants:write' };
     for (const [operation, scope] of Object.entries(needs) as [PlantOperation, string][]) {
       expect(scopeNeededFor(operation)).to.equal(scope);
       const holder = scope === 'plants:read' ? reader : writer;

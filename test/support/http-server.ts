@@ -10,7 +10,7 @@ import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { createLogger } from '../../composition/server/logger.js';
 import type { PlantStore } from '../../composition/store/plant-store.js';
-import type { AddLimits, DeliveryOutbox, PageRequest, PendingDelivery, Plant, PlantRepository, SandboxRegistry } from '../../core/index.js';
+import type { AddLimits, ChangeLog, ChangeRetention, DeliveryOutbox, PageRequest, PendingDelivery, Plant, PlantRepository, SandboxRegistry } from '../../core/index.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { HttpClient } from './http-client.js';
 
@@ -73,6 +73,9 @@ class BreakableRepository implements PlantRepository {
   readonly sandbox?: (name: string) => PlantRepository;
   readonly purge?: (limit: number) => Promise<number>;
   readonly sandboxes?: SandboxRegistry;
+  // The change log is read as the storage keeps it: a broken storage fails the writes that feed it.
+  readonly changes?: ChangeLog;
+  readonly changeRetention?: ChangeRetention;
 
   constructor(
     private readonly inner: PlantRepository,
@@ -80,6 +83,8 @@ class BreakableRepository implements PlantRepository {
   ) {
     if (inner.purge !== undefined) this.purge = (limit) => this.call(() => inner.purge!(limit));
     if (inner.sandboxes !== undefined) this.sandboxes = inner.sandboxes;
+    if (inner.changes !== undefined) this.changes = inner.changes;
+    if (inner.changeRetention !== undefined) this.changeRetention = inner.changeRetention;
     const views = new Map<string, BreakableRepository>();
     if (inner.sandbox !== undefined) {
       this.sandbox = (name) => {

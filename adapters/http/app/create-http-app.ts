@@ -29,6 +29,8 @@ export interface HttpAppOptions {
   readonly selfService?: SelfServiceHttp | undefined;
   /** Where requests are counted and what `/metrics` serves, when the `metrics` setting is on. */
   readonly metrics?: HttpMetrics | undefined;
+  /** Aborts when the server is closing (change streams end then); default: never. */
+  readonly closing?: AbortSignal;
   /** The features served; default all of them (http-modules.ts). */
   readonly modules?: readonly HttpModuleFactory[];
 }
@@ -54,6 +56,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     webhookDeliveries: options.webhookDeliveries,
     selfService: options.selfService,
     metrics: options.metrics,
+    closing: options.closing ?? new AbortController().signal,
     openApiDocument: () =>
       (document ??= buildOpenApiDocument({ ...settings, version: options.version, acceptsJwt: options.acceptsJwt }, Object.assign({}, ...modules.map((module) => module.paths)))),
   };

@@ -40,6 +40,8 @@ export interface ModuleContext {
   readonly selfService: SelfServiceHttp | undefined;
   /** Where requests are counted and what `/metrics` serves; undefined when metrics are off. */
   readonly metrics: HttpMetrics | undefined;
+  /** Aborts when the server is closing: long-lived answers (change streams) end then. */
+  readonly closing: AbortSignal;
   /** The whole OpenAPI document, every module's paths in it; built on first call. */
   readonly openApiDocument: () => OpenApiDocument;
 }

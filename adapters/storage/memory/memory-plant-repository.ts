@@ -1,5 +1,6 @@
 import sortedBtree from 'sorted-btree';
-import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { checkedSandboxName, DEFAULT_SANDBOX, plantCreated, plantDeleted, sandboxFull, type AddLimits, type ChangeLog, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { MemoryChangeLogs } from './memory-change-log.js';
 import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
 import { MemorySandboxRegistry } from './memory-sandbox-registry.js';
 
@@ -23,6 +24,7 @@ interface SharedStorage {
   readonly outbox: MemoryDeliveryOutbox;
   readonly registry: MemorySandboxRegistry;
   readonly sandboxes: Map<string, MemoryPlantRepository>;
+  readonly changeLogs: MemoryChangeLogs;
 }
 
 /**
@@ -38,16 +40,22 @@ export class MemoryPlantRepository implements PlantRepository {
   readonly outbox: MemoryDeliveryOutbox;
   /** The self-service sandboxes (lost with the process too). */
   readonly sandboxes: MemorySandboxRegistry;
+  /** This sandbox's changes, recorded with each (lost with the process too). */
+  readonly changes: ChangeLog;
+  /** Retention of every sandbox's changes. */
+  readonly changeRetention: MemoryChangeLogs;
   private readonly shared: SharedStorage;
   /** This repository's sandbox; undefined for the default one. */
   private readonly sandboxName: string | undefined;
 
   /** A new, empty storage (its default sandbox); `within` is for its other sandboxes only. */
   constructor(within?: { readonly shared: SharedStorage; readonly name: string }) {
-    this.shared = within?.shared ?? { outbox: new MemoryDeliveryOutbox(), registry: new MemorySandboxRegistry(), sandboxes: new Map() };
+    this.shared = within?.shared ?? { outbox: new MemoryDeliveryOutbox(), registry: new MemorySandboxRegistry(), sandboxes: new Map(), changeLogs: new MemoryChangeLogs() };
     this.outbox = this.shared.outbox;
     this.sandboxes = this.shared.registry;
     this.sandboxName = within?.name;
+    this.changeRetention = this.shared.changeLogs;
+    this.changes = this.changeRetention.of(this.sandboxName ?? DEFAULT_SANDBOX);
     if (within === undefined) this.shared.sandboxes.set(DEFAULT_SANDBOX, this);
   }
 
@@ -80,6 +88,7 @@ export class MemoryPlantRepository implements PlantRepository {
     if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
     if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
     this.outbox.record(plantKey(plant.id, this.sandboxName), deliveries);
+    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plantCreated(toPlant(plant.id, stored), this.sandboxName));
     return true;
   }
 
@@ -90,6 +99,7 @@ export class MemoryPlantRepository implements PlantRepository {
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     if (!this.delete(id)) return false;
     this.outbox.record(plantKey(id, this.sandboxName), deliveries);
+    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plantDeleted(id, this.sandboxName));
     return true;
   }
 
@@ -117,6 +127,7 @@ export class MemoryPlantRepository implements PlantRepository {
       ids.push(id);
     }
     for (const id of ids) this.delete(id);
+    if (ids.length > 0) this.changeRetention.drop(this.sandboxName);
     return ids.length + this.outbox.dropSandbox(this.sandboxName, limit - ids.length);
   }
 

@@ -1,0 +1,83 @@
+import type { ServerResponse } from 'node:http';
+import type { Following, PlantChange } from '../../../core/index.js';
+
+/** How a stream is paced and bounded; FEED_STREAM_DEFAULTS unless a test says otherwise. */
+export interface EventStreamLimits {
+  /** A comment line this often keeps proxies from closing an idle stream. */
+  readonly keepAliveMs: number;
+  /** Written but not yet taken by the client, in bytes: past it the server waits for the client… */
+  readonly bufferBytes: number;
+  /** …this long at most, then ends the stream (the client resumes from its last id). */
+  readonly drainTimeoutMs: number;
+  /** The `retry:` a client waits before reconnecting. */
+  readonly retryMs: number;
+}
+
+export const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferBytes: 64 * 1024, drainTimeoutMs: 10_000, retryMs: 2_000 };
+
+/** How a stream ended, for the request line. */
+export type StreamEnd = 'client-closed' | 'server-closing' | 'slow-client' | 'failed';
+
+/**
+ * Writes a change feed as Server-Sent Events (WHATWG HTML, "Server-sent events") until the
+ * client goes, the server closes (`closing`), or the client stops taking what is written.
+ * The first message is `retry:` and the starting cursor as a bare `id:` (it sets the
+ * client's last event id without an event, so a client that reconnects before any change
+ * still resumes from there), or `feed.reset` when the cursor asked for was not usable.
+ * Changes are read from the log only as fast as the client takes them: a client that stops
+ * reading holds at most `bufferBytes` (plus one batch) of this process's memory, then
+ * `drainTimeoutMs`, then its stream ends.
+ */
+export async function writeEventStream(res: ServerResponse, following: Following, stop: AbortController, limits: EventStreamLimits = FEED_STREAM_DEFAULTS): Promise<StreamEnd> {
+  let end: StreamEnd | undefined;
+  const finish = (why: StreamEnd) => {
+    end ??= why;
+    stop.abort();
+  };
+  const onClose = () => finish('client-closed');
+  res.once('close', onClose);
+  const keepAlive = setInterval(() => {
+    if (!res.writableEnded && !res.destroyed) res.write(': keep-alive\n\n');
+  }, limits.keepAliveMs);
+  try {
+    const opening = following.reset ? `id: ${following.start}\nevent: feed.reset\ndata: {}\n\n` : `id: ${following.start}\n\n`;
+    res.write(`retry: ${limits.retryMs}\n${opening}`);
+    for await (const change of following.changes) {
+      if (stop.signal.aborted || res.destroyed) break;
+      res.write(message(change));
+      if (res.writableLength > limits.bufferBytes && !(await drained(res, limits.drainTimeoutMs, stop.signal))) finish('slow-client');
+    }
+    finish('server-closing');
+  } catch {
+    finish('failed');
+  } finally {
+    clearInterval(keepAlive);
+    res.off('close', onClose);
+    // A client that stopped reading would never take the rest: cut, not ended.
+    if (end === 'slow-client' || end === 'failed') res.destroy();
+    else if (!res.writableEnded) res.end();
+  }
+  return end!;
+}
+
+/** One event: `data` is one JSON line (JSON.stringify writes no line break). */
+function message(change: PlantChange): string {
+  return `id: ${change.cursor}\nevent: ${change.event.type}\ndata: ${JSON.stringify(change.event.data)}\n\n`;
+}
+
+/** Whether the client took what was written within `timeoutMs` (false also when the stream is stopping). */
+function drained(res: ServerResponse, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    res.once('drain', onDrain);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

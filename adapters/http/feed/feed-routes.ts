@@ -1,0 +1,74 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { FollowChanges, PlantOperation } from '../../../core/index.js';
+import type { AuthState } from '../guards/bearer-auth.js';
+import type { HttpMetrics } from '../app/http-metrics.js';
+import { writeEventStream, type EventStreamLimits } from './event-stream.js';
+
+export const FEED_PATH = '/plants/changes';
+
+/** Longest cursor read from a request: longer is no cursor of ours (a reset), and is not kept. */
+const MAX_CURSOR_LENGTH = 128;
+
+// RFC 6750 §2.1's b64token, as the Authorization header carries it.
+const b64token = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export interface FeedRoutesOptions {
+  readonly followChanges: FollowChanges;
+  readonly basePath: string;
+  readonly guard: (operation: PlantOperation) => Middleware;
+  /** Aborts when the server closes: every open stream ends then. */
+  readonly closing: AbortSignal;
+  readonly metrics?: HttpMetrics | undefined;
+  readonly limits?: EventStreamLimits;
+}
+
+/** `GET /plants/changes`: the caller's sandbox's changes as Server-Sent Events (event-stream.ts). */
+export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
+  const router = new Router<AuthState>({ prefix: options.basePath, sensitive: true });
+  router.get(FEED_PATH, tokenFromQuery, options.guard('followChanges') as Middleware<AuthState>, async (ctx) => {
+    const stop = new AbortController();
+    const onClosing = () => stop.abort();
+    options.closing.addEventListener('abort', onClosing, { once: true });
+    try {
+      const following = await options.followChanges.execute(cursorOf(ctx.req.headers['last-event-id'], ctx.query['after']), ctx.state.principal.sandbox ?? undefined, stop.signal);
+      // The stream is written here, not by Koa; the request line is logged when it ends.
+      ctx.status = 200;
+      ctx.respond = false;
+      ctx.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      options.metrics?.feedStreams(1);
+      try {
+        if (options.closing.aborted) stop.abort();
+        await writeEventStream(ctx.res, following, stop, options.limits);
+      } finally {
+        options.metrics?.feedStreams(-1);
+      }
+    } finally {
+      options.closing.removeEventListener('abort', onClosing);
+      stop.abort();
+    }
+  });
+  return router;
+}
+
+/**
+ * Where to resume: `Last-Event-ID` (what a browser's EventSource sends when it reconnects)
+ * before `?after=` (what the page first asked for). Anything unusable is still a cursor, of
+ * nothing: the stream starts with `feed.reset`, never an error.
+ */
+function cursorOf(lastEventId: string | string[] | undefined, after: string | string[] | undefined): string | undefined {
+  const given = [lastEventId, after].map((value) => (Array.isArray(value) ? value[0] : value)).find((value) => value !== undefined && value !== '');
+  if (given === undefined) return undefined;
+  return given.length > MAX_CURSOR_LENGTH ? '' : given;
+}
+
+/**
+ * A browser's EventSource cannot send an Authorization header, so on this route alone the
+ * token may come as `?access_token=` (RFC 6750 §2.3) when no header does. The request line
+ * never logs a query string; the answer is `no-store`, as §2.3 asks.
+ */
+const tokenFromQuery: Middleware = async (ctx, next) => {
+  const token = ctx.query['access_token'];
+  if (ctx.req.headers.authorization === undefined && typeof token === 'string' && b64token.test(token)) ctx.req.headers.authorization = `Bearer ${token}`;
+  await next();
+};

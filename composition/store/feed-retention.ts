@@ -1,0 +1,31 @@
+import type { ChangeRetention, Log } from '../../core/index.js';
+
+/** How long the change log keeps a change, by default: a client offline for a day still resumes. */
+export const DEFAULT_FEED_RETENTION_MS = 24 * 3_600_000;
+
+/** Changes forgotten per storage call: a long backlog is pruned in steps, between requests. */
+const PRUNE_BATCH = 5_000;
+
+/**
+ * Forgets the changes older than `retentionMs`, every sandbox's, now and then: often enough
+ * that the log holds little more than retention (a quarter of it, at most a minute, apart).
+ * Changes are stamped with the wall clock where they are recorded, so this reads the same
+ * clock. Returns the stop.
+ */
+export function startFeedRetention(retention: ChangeRetention, retentionMs: number, log: Log): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const sweep = async () => {
+    try {
+      while ((await retention.pruneBefore(Date.now() - retentionMs, PRUNE_BATCH)) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve));
+    } catch (error) {
+      // The next sweep tries again; a storage that is down says so on every request anyway.
+      log.warn({ err: error }, 'pruning the change log failed');
+    }
+  };
+  const timer = setInterval(() => (running ??= sweep().finally(() => (running = undefined))), Math.max(100, Math.min(60_000, Math.floor(retentionMs / 4))));
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { FeedClient } from '../support/feed-client.js';
+import { eventually } from '../support/eventually.js';
+import { randomToken, startHttpServer, type HttpServer } from '../support/http-server.js';
+import type { StorageFactory } from '../storage/storage-contract.js';
+
+/**
+ * The change feed over HTTP, driven by a real EventSource client: live order, resuming
+ * after a disconnect, resets, sandboxes, scopes. `exactly`: resuming yields each later
+ * change once (memory, disk); otherwise at least once (MongoDB), repeats told apart by id.
+ */
+export function changeFeedSuite(storageName: string, storage: StorageFactory, exactly: boolean): void {
+  describe(`change feed on ${storageName} storage`, function () {
+    this.timeout(60_000);
+    let server: HttpServer;
+    const tokens = { operator: randomToken(), reader: randomToken(), writer: randomToken(), a: randomToken(), b: randomToken() };
+    const clients: FeedClient[] = [];
+    const feedUrl = () => `${server.url}/plants/changes`;
+    const follow = (token: string | undefined, options: { lastEventId?: string; query?: string } = {}) => {
+      const client = new FeedClient(`${feedUrl()}${options.query ?? ''}`, token, options);
+      clients.push(client);
+      return client.open();
+    };
+
+    beforeEach(async () => {
+      server = await startHttpServer(storage, {
+        tokens: [tokens.operator, `${tokens.reader} plants:read`, `${tokens.writer} plants:write`, `${tokens.a} sandbox=garden-a`, `${tokens.b} sandbox=garden-b`],
+      });
+    });
+    afterEach(async () => {
+      for (const client of clients.splice(0)) client.close();
+      await server?.close();
+    });
+
+    it('live: creates and deletes arrive in commit order, each with its cursor as id', async () => {
+      const feed = await follow(tokens.reader);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const http = server.http;
+      for (const id of [3, 1, 2]) expect((await http.post('/plants', { json: { id, name: `plant ${id}`, ...(id === 1 && { tag: 'tropical' }) } })).status).to.equal(200);
+      expect((await http.delete('/plants/3')).status).to.equal(204);
+      const events = await feed.received(4);
+      expect(events.map((event) => [event.type, event.data])).to.deep.equal([
+        ['plant.created', { id: 3, name: 'plant 3' }],
+        ['plant.created', { id: 1, name: 'plant 1', tag: 'tropical' }],
+        ['plant.created', { id: 2, name: 'plant 2' }],
+        ['plant.deleted', { id: 3 }],
+      ]);
+      expect(new Set(events.map((event) => event.id)).size, 'every cursor distinct').to.equal(4);
+      expect(feed.events.filter((event) => event.type === 'feed.reset')).to.deep.equal([]);
+    });
+
+    it(`disconnect, 100 changes, reconnect with the last id: ${exactly ? 'exactly' : 'at least'} those 100`, async () => {
+      const http = server.http;
+      const first = await follow(tokens.operator);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let id = 1; id <= 5; id++) await http.create(id, `before ${id}`);
+      const seen = await first.received(5);
+      const last = seen.at(-1)!.id;
+      first.close();
+      // 100 changes while nobody follows: creates, and deletes of some of them.
+      for (let id = 6; id <= 85; id++) await http.create(id, `while away ${id}`);
+      for (let id = 6; id <= 25; id++) await http.delete(`/plants/${id}`);
+      const again = await follow(tokens.operator, { lastEventId: last });
+      const events = await again.received(100);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const byId = new Map(again.changes.map((event) => [event.id, event]));
+      const unique = [...byId.values()].map((event) => `${event.type} ${event.data.id}`);
+      const expected = [...Array.from({ length: 80 }, (_, i) => `plant.created ${i + 6}`), ...Array.from({ length: 20 }, (_, i) => `plant.deleted ${i + 6}`)];
+      if (exactly) expect(again.changes.map((event) => `${event.type} ${event.data.id}`), 'each once, in commit order').to.deep.equal(expected);
+      else expect(unique.filter((change) => expected.includes(change)).sort(), 'every one of them').to.deep.equal([...expected].sort());
+      expect(events.some((event) => event.data.id <= 5 && exactly), 'nothing before the cursor').to.equal(false);
+      expect(again.events.filter((event) => event.type === 'feed.reset')).to.deep.equal([]);
+    });
+
+    it('a malformed, forged or foreign cursor starts with feed.reset (never an error), then follows live', async () => {
+      await server.http.create(1, 'one');
+      for (const cursor of ['nonsense', 'ffffffff-1', `${'x'.repeat(500)}`, '-', '0', '{"a":1}']) {
+        const feed = await follow(tokens.operator, { lastEventId: cursor });
+        await eventually(() => feed.events.length >= 1, { what: `the reset for ${cursor}` });
+        expect(feed.events[0]!.type, cursor).to.equal('feed.reset');
+        expect(feed.events[0]!.data).to.deep.equal({});
+        feed.close();
+      }
+      const viaQuery = await follow(tokens.operator, { query: '?after=garbage' });
+      await eventually(() => viaQuery.events.length >= 1);
+      expect(viaQuery.events[0]!.type).to.equal('feed.reset');
+      await server.http.create(2, 'two');
+      expect((await viaQuery.received(1)).map((event) => event.data.id)).to.deep.equal([2]);
+    });
+
+    it('each sandbox follows its own changes only, with the same ids in both', async () => {
+      const [a, b] = [await follow(tokens.a), await follow(tokens.b)];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const [httpA, httpB] = [server.http.withToken(tokens.a), server.http.withToken(tokens.b)];
+      await httpA.create(1, 'a one');
+      await httpB.create(1, 'b one');
+      await httpB.delete('/plants/1');
+      await httpA.create(2, 'a two');
+      expect((await a.received(2)).map((event) => [event.type, event.data.name ?? null])).to.deep.equal([
+        ['plant.created', 'a one'],
+        ['plant.created', 'a two'],
+      ]);
+      expect((await b.received(2)).map((event) => [event.type, event.data.name ?? null])).to.deep.equal([
+        ['plant.created', 'b one'],
+        ['plant.deleted', null],
+      ]);
+      // A cursor of one sandbox's stream used in another: it shows nothing of the first.
+      const crossed = await follow(tokens.b, { lastEventId: a.changes[0]!.id });
+      await server.http.withToken(tokens.b).create(7, 'b seven');
+      const events = await crossed.received(1);
+      expect(events.every((event) => event.data.name === undefined || event.data.name.startsWith('b'))).to.equal(true);
+    });
+
+    it('needs a token with plants:read: 401 without, 403 for a write-only token; the token may come as access_token', async () => {
+      const none = await fetch(feedUrl());
+      expect([none.status, ((await none.json()) as { error: number }).error]).to.deep.equal([401, 40101]);
+      const writeOnly = await fetch(feedUrl(), { headers: { Authorization: `Bearer ${tokens.writer}` } });
+      expect([writeOnly.status, ((await writeOnly.json()) as { error: number }).error]).to.deep.equal([403, 40301]);
+      const forged = await fetch(`${feedUrl()}?access_token=${randomToken()}`);
+      expect(forged.status).to.equal(401);
+      const viaQuery = new AbortController();
+      const answer = await fetch(`${feedUrl()}?access_token=${tokens.reader}`, { signal: viaQuery.signal });
+      expect(answer.status).to.equal(200);
+      expect(answer.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
+      expect(answer.headers.get('cache-control')).to.equal('no-store');
+      viaQuery.abort();
+      await eventually(() => server.log().includes('/plants/changes'), { what: 'the request line of the ended stream' });
+      expect(server.log()).not.to.include(tokens.reader);
+    });
+
+    it('closing the server ends open streams at once', async () => {
+      const feeds = await Promise.all([follow(tokens.operator), follow(tokens.a)]);
+      const started = performance.now();
+      await server.close();
+      expect(performance.now() - started, 'ms to close with two streams open').to.be.below(1000);
+      for (const feed of feeds) feed.close();
+    });
+  });
+}

@@ -5,12 +5,17 @@ export const DEFAULT_FEED_RETENTION_MS = 24 * 3_600_000;
 
 /** Changes forgotten per storage call: a long backlog is pruned in steps, between requests. */
 const PRUNE_BATCH = 5_000;
+/** How often a storage that records changes in two steps finishes those a stopped writer left (recoverStranded). */
+export const STRANDED_SWEEP_MS = 5_000;
+/** Changes finished per storage call. */
+const STRANDED_BATCH = 100;
 
 /**
  * Forgets the changes older than `retentionMs`, every sandbox's, now and then: often enough
  * that the log holds little more than retention (a quarter of it, at most a minute, apart).
  * Changes are stamped with the wall clock where they are recorded, so this reads the same
- * clock. Returns the stop.
+ * clock. Where the storage records changes in two steps, it also finishes every few seconds
+ * those a stopped writer left half-recorded. Returns the stop.
  */
 export function startFeedRetention(retention: ChangeRetention, retentionMs: number, log: Log): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -24,8 +29,19 @@ export function startFeedRetention(retention: ChangeRetention, retentionMs: numb
   };
   const timer = setInterval(() => (running ??= sweep().finally(() => (running = undefined))), Math.max(100, Math.min(60_000, Math.floor(retentionMs / 4))));
   timer.unref();
+  let recovering: Promise<void> | undefined;
+  const recover = async () => {
+    try {
+      while ((await retention.recoverStranded!(STRANDED_BATCH)) === STRANDED_BATCH) await new Promise((resolve) => setImmediate(resolve));
+    } catch (error) {
+      log.warn({ err: error }, 'recording changes left by a stopped writer failed');
+    }
+  };
+  const recoveries = retention.recoverStranded && setInterval(() => (recovering ??= recover().finally(() => (recovering = undefined))), STRANDED_SWEEP_MS);
+  recoveries?.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    clearInterval(recoveries);
+    await Promise.all([running, recovering]);
   };
 }

@@ -34,4 +34,10 @@ export interface ChangeReader {
 export interface ChangeRetention {
   /** Forgets the changes recorded before `time` (ms since the epoch), at most `limit`; answers how many. */
   pruneBefore(time: number, limit: number): Promise<number>;
+  /**
+   * Optional, for a storage that records a change in two steps (MongoDB, without
+   * transactions): finishes recording the changes whose writer stopped between them, at most
+   * `limit`; answers how many it found. The sweeper calls it every few seconds.
+   */
+  recoverStranded?(limit: number): Promise<number>;
 }

@@ -7,6 +7,7 @@ import type { DiskSandbox } from '../../adapters/storage/disk/disk-sandbox.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import type { EndpointDocument, LeaseDocument } from '../../adapters/storage/mongo/mongo-delivery-outbox.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
+import type { ChangeDocument } from '../../adapters/storage/mongo/mongo-change-reader.js';
 import { CollectionStandIn } from '../support/collection-stand-in.js';
 import { tempDir } from '../support/temp-dir.js';
 import { explore, gated, scenarios, type Gate, type ServerStorage, type StorageMaker } from './outbox-world.js';
@@ -17,7 +18,10 @@ import { explore, gated, scenarios, type Gate, type ServerStorage, type StorageM
 // API is right for the plant's state; an acknowledged create is readable until its delete,
 // and a deleted plant never comes back; every acknowledged change is delivered at least once
 // after a drain, a deletion never before its creation (per plant and endpoint), nothing of a
-// refused change; nothing is left stranded. MongoDB's runs also check the stored documents.
+// refused change; nothing is left stranded. MongoDB's runs also check the stored documents,
+// and its change log: no change left in a plant's document, each plant's changes in the log
+// in commit order (a creation, then a deletion, and so on; the two servers stamp changes by
+// this process's one clock, so this is the order servers whose clocks agree give).
 // Where a storage keeps sandboxes, some runs put the same id in two of them.
 
 const RUNS = { mongodb: 4_000, memory: 2_000, disk: 300, 'disk, a named sandbox': 300 };
@@ -43,24 +47,44 @@ function inProcess(repository: MemoryPlantRepository | DiskPlantRepository | Dis
 /** MongoDB on stand-ins with its single-document atomicity: two servers, each its own repository. */
 const mongodb: StorageMaker = async (gate, random) => {
   const plants = new CollectionStandIn<PlantDocument>({ gate, gateReplies: true });
+  const changes = new CollectionStandIn<ChangeDocument>({ gate, gateReplies: true });
   const collections = {
     plants: plants as unknown as Collection<PlantDocument>,
     leases: new CollectionStandIn<LeaseDocument>({ gate, gateReplies: true }) as unknown as Collection<LeaseDocument>,
     endpoints: new CollectionStandIn<EndpointDocument>({ gate, gateReplies: true }) as unknown as Collection<EndpointDocument>,
+    changes: changes as unknown as Collection<ChangeDocument>,
   };
   const server = () => MongoPlantRepository.over(collections, { random });
   const servers = [server(), server()] as const;
-  return { servers, callTimeoutMs: servers[0].outbox.callTimeoutMs, problems: () => documentProblems(plants.documents()), close: async () => {} };
+  const problems = () => [...documentProblems(plants.documents()), ...logProblems(changes.documents())];
+  return { servers, callTimeoutMs: servers[0].outbox.callTimeoutMs, problems, close: async () => {} };
 };
 
-/** The stored form's own invariants: `due` exact, tombstones holding deliveries, versions on every outbox. */
+/** The stored form's own invariants: `due` exact, tombstones holding something, no change left behind. */
 function documentProblems(documents: readonly PlantDocument[]): string[] {
   const problems: string[] = [];
   for (const document of documents) {
     const exact = withDeliveries({ deliveries: document.outbox ?? [] }, [])?.dueAt;
     if (document.due !== exact) problems.push(`plant ${document._id}: due ${document.due}, while its next delivery is due at ${exact}`);
-    if (document.gone === true && (document.outbox ?? []).length === 0) problems.push(`plant ${document._id}: a tombstone with no deliveries`);
+    if (document.gone === true && (document.outbox ?? []).length === 0 && document.feed === undefined) problems.push(`plant ${document._id}: a tombstone with no deliveries and no changes`);
     if (document.outbox !== undefined && document.outbox.length === 0) problems.push(`plant ${document._id}: an empty outbox`);
+    // Every call has returned: each copied its change into the log and took it out.
+    if (document.feed !== undefined || document.fv !== undefined || document.feedSince !== undefined) problems.push(`plant ${document._id}: changes left in the document (${JSON.stringify(document.feed)})`);
+  }
+  return problems;
+}
+
+/** Each plant's changes, in the log's order (`at`, then id), alternate: created, deleted, created… */
+function logProblems(changes: readonly ChangeDocument[]): string[] {
+  const problems: string[] = [];
+  const byPlant = new Map<string, ChangeDocument[]>();
+  for (const change of changes) {
+    const plant = `${change.sb}/${change.data.id}`;
+    byPlant.set(plant, [...(byPlant.get(plant) ?? []), change]);
+  }
+  for (const [plant, list] of byPlant) {
+    const types = list.sort((a, b) => a.at - b.at || (a._id < b._id ? -1 : 1)).map((change) => change.type);
+    if (types.some((type, i) => type !== (i % 2 === 0 ? 'plant.created' : 'plant.deleted'))) problems.push(`plant ${plant}: changes in the log out of order: ${types.join(', ')}`);
   }
   return problems;
 }

@@ -7,6 +7,7 @@ import { insertEach } from '../../adapters/storage/mongo/insert-each.js';
 import { MongoDeliveryOutbox, type EndpointDocument, type LeaseDocument } from '../../adapters/storage/mongo/mongo-delivery-outbox.js';
 import { isDuplicateKey } from '../../adapters/storage/mongo/mongo-errors.js';
 import { addWithDeliveries, removeWithDeliveries } from '../../adapters/storage/mongo/mongo-outbox-writes.js';
+import { forgetCopied, type NewChange, type Pending, type Written } from '../../adapters/storage/mongo/pending-changes.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
 import { MongoSandboxRegistry, type GrantDocument } from '../../adapters/storage/mongo/mongo-sandbox-registry.js';
 import { SandboxCounts, type SandboxCountDocument } from '../../adapters/storage/mongo/sandbox-counts.js';
@@ -82,8 +83,8 @@ describe('CollectionStandIn answers as a MongoDB server does', () => {
 
   async function sameContents(label: string): Promise<void> {
     const expected = await real.find({}, { sort: { _id: 1 } }).toArray();
-    // The adapters' outbox versions are random: compared as "a version", not by value.
-    const versionless = (documents: unknown[]) => JSON.stringify(documents, (key, value) => (key === 'v' && typeof value === 'number' && value > 1_000 ? 'version' : value));
+    // The adapters' outbox and pending-change versions are random: compared as "a version", not by value.
+    const versionless = (documents: unknown[]) => JSON.stringify(documents, (key, value) => ((key === 'v' || key === 'fv') && typeof value === 'number' && value > 1_000 ? 'version' : value));
     expect(versionless(standIn.documents()), label).to.equal(versionless(expected));
   }
 
@@ -226,6 +227,43 @@ describe('CollectionStandIn answers as a MongoDB server does', () => {
     ];
     for (const [label, call] of steps) await same(label, call);
     await sameContents('after the adapters wrote');
+  });
+
+  it('the change log writes and reads the same through it (pending changes in plant documents, the log\'s queries)', async () => {
+    const plants = (c: Collection<Doc>) => c as unknown as Collection<PlantDocument>;
+    const created = (e: string, id: number): NewChange => ({ change: { e, type: 'plant.created', data: { id, name: `p${id}` } }, now: 1000 + id });
+    const deleted = (e: string, id: number): NewChange => ({ change: { e, type: 'plant.deleted', data: { id } }, now: 2000 + id });
+    // What each side's write left to copy, its random version kept for the removal, shown without it.
+    const written = new Map<unknown, Pending>();
+    const kept = (c: unknown, result: Written) => {
+      if (typeof result !== 'object') return result;
+      written.set(c, result);
+      return { key: result.key, changes: result.changes, bare: result.bare };
+    };
+    const log = (c: Collection<Doc>) => c as unknown as Collection<{ _id: string } & Document>;
+    const steps: [string, Call][] = [
+      ['a create with its change', async (c) => kept(c, await addWithDeliveries(plants(c), { id: 1, name: 'p1' }, [], 1, created('a1', 1)))],
+      ['copied: taken out, the document as without a log', (c) => forgetCopied(plants(c), written.get(c)!)],
+      ['a delete with a delivery: a tombstone holding both', async (c) => kept(c, await removeWithDeliveries(plants(c), 1, [delivery('x', 5)], 1, deleted('d1', 1)))],
+      ['a second create, not yet copied', async (c) => kept(c, await addWithDeliveries(plants(c), { id: 2, name: 'p2' }, [], 2, created('a2', 2)))],
+      ['its delete behind it, by the read: both pending', async (c) => kept(c, await removeWithDeliveries(plants(c), 2, [], 2, deleted('d2', 2)))],
+      ['copied: a tombstone with nothing else goes', (c) => forgetCopied(plants(c), written.get(c)!)],
+      ['revived with its change, behind the tombstone\'s', async (c) => kept(c, await addWithDeliveries(plants(c), { id: 1, name: 'again' }, [], 1, created('a3', 1)))],
+      [
+        'the stranded ones, as the sweeper finds them',
+        async (c) => (await c.find({ feedSince: { $lt: 5000 } }, { limit: 10, projection: { _id: 1, feed: 1, fv: 1, gone: 1, outbox: 1 } }).toArray()).map(({ fv, ...rest }) => ({ ...rest, fv: typeof fv })),
+      ],
+      ['a removal by a stale version: nothing', (c) => forgetCopied(plants(c), { key: 1, changes: [], fv: 7, bare: false })],
+      ['the log', (c) => log(c).insertMany(['k', 'm', 'n', 'p'].map((_id, i) => ({ _id, sb: i === 2 ? 'garden' : 'default', at: 100 + Math.min(i, 2), type: 'plant.deleted', data: { id: i } })))],
+      ['a window', (c) => log(c).find({ sb: 'default', at: { $gte: 101 } }, { sort: { at: 1, _id: 1 }, limit: 2 }).toArray()],
+      ['the next page, ties by id', (c) => log(c).find({ sb: 'default', at: { $gte: 101 }, $or: [{ at: { $gt: 101 } }, { _id: { $gt: 'm' } }] }, { sort: { at: 1, _id: 1 }, limit: 2, projection: { _id: 1, at: 1 } }).toArray()],
+      ['a poll', (c) => log(c).find({ sb: { $in: ['default', 'garden'] }, at: { $gte: 101 } }, { projection: { _id: 1, sb: 1, at: 1 } }).toArray()],
+      ['the retention mark', (c) => log(c).updateOne({ _id: '~retention' }, { $max: { before: 101 } }, { upsert: true })],
+      ['a mark never moves back', (c) => log(c).updateOne({ _id: '~retention' }, { $max: { before: 50 } }, { upsert: true })],
+      ['pruned: the oldest', (c) => log(c).find({ at: { $lt: 102 } }, { projection: { _id: 1 }, limit: 10 }).toArray()],
+    ];
+    for (const [label, call] of steps) await same(label, call);
+    await sameContents('after the change log wrote');
   });
 
   it('the sandbox counts and the grants write the same documents through it (SandboxCounts, MongoSandboxRegistry)', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { BSON, MongoClient, type Db, type Document } from 'mongodb';
 import { MAX_PLANT_ID, plantCreated, plantDeleted, Subscriptions, type OutboxClaim } from '../../core/index.js';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import { PENDING_INDEX } from '../../adapters/storage/mongo/mongo-change-log.js';
 import { withDatabase } from '../support/mongo-uri.js';
 import { projectRoot } from '../support/project-root.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
@@ -73,17 +74,23 @@ describe('MongoDB storage: a database written by the release before sandboxes', 
     await dropDatabase(database.uri, name);
   });
 
-  it('opens unchanged: nothing rewritten, no index added, the plants and tags read as the default sandbox', async () => {
+  it('opens unchanged: nothing rewritten, one index added (of changes on their way to the log), the plants and tags read as the default sandbox', async () => {
+    // The one index added to that release's collections: the plants with changes not yet in the
+    // change log, sparse (empty until this release writes), which that release never uses.
+    const added: Record<string, { name: string; key: Document }[]> = { plants: [{ name: PENDING_INDEX.name, key: PENDING_INDEX.key }] };
     for (const collection of Object.keys(fixture.collections)) {
       expect(await stored(db, collection), `${collection} after opening`).to.deep.equal(plantsOf(collection));
       const indexes = (await db.collection(collection).indexes()).map((index) => ({ name: index.name, key: index.key }));
-      expect(indexes, `${collection} indexes`).to.have.deep.members(fixture.collections[collection]!.indexes.map((index) => ({ name: index.name, key: BSON.EJSON.deserialize(index.key) })));
+      const expected = fixture.collections[collection]!.indexes.map((index) => ({ name: index.name, key: BSON.EJSON.deserialize(index.key) }));
+      expect(indexes, `${collection} indexes`).to.have.deep.members([...expected, ...(added[collection] ?? [])]);
     }
-    // The one addition: the self-service sandboxes' grants, empty, in a collection of their own
-    // (with its indexes, made at opening like the plants' were), which that release never reads.
+    // The other additions: the self-service sandboxes' grants and the change log, empty, each in
+    // a collection of its own (with its indexes, made at opening like the plants' were), which
+    // that release never reads.
     const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
-    expect(collections).to.have.members([...Object.keys(fixture.collections), 'plants_sandbox_grants']);
+    expect(collections).to.have.members([...Object.keys(fixture.collections), 'plants_sandbox_grants', 'plants_changes']);
     expect(await stored(db, 'plants_sandbox_grants')).to.deep.equal([]);
+    expect(await stored(db, 'plants_changes')).to.deep.equal([]);
     expect(await repo.page({ limit: 100 })).to.deep.equal([
       { id: 1, name: 'Fern', tag: 'green' },
       { id: 2, name: 'Ivy' },

@@ -7,6 +7,8 @@ export interface ReceivedEvent {
   /** The `id:` of the event: its cursor. */
   readonly id: string;
   readonly data: any;
+  /** When it arrived (performance.now()). */
+  readonly arrivedAt: number;
 }
 
 const FEED_EVENTS = ['plant.created', 'plant.deleted', 'feed.reset'];
@@ -37,7 +39,7 @@ export class FeedClient {
         }),
     });
     this.source.addEventListener('open', () => this.opened++);
-    for (const type of FEED_EVENTS) this.source.addEventListener(type, (event) => this.events.push({ type, id: event.lastEventId, data: JSON.parse(event.data) }));
+    for (const type of FEED_EVENTS) this.source.addEventListener(type, (event) => this.events.push({ type, id: event.lastEventId, data: JSON.parse(event.data), arrivedAt: performance.now() }));
   }
 
   /** The plant events only (no resets). */

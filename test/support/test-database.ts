@@ -96,7 +96,7 @@ export interface MongoFactoryOptions {
 
 /**
  * A StorageFactory of empty repositories on the database `uri()` names at call time: each
- * gets a collection of its own, unique to this run, dropped again by close().
+ * gets a collection of its own, unique to this run, dropped again by close() with its change log.
  */
 export function mongoStorageFactory(uri: () => string, options: MongoFactoryOptions = {}): StorageFactory {
   return async () => {
@@ -107,6 +107,7 @@ export function mongoStorageFactory(uri: () => string, options: MongoFactoryOpti
       close: async () => {
         try {
           await dropCollection(uri(), collectionName);
+          await dropCollection(uri(), `${collectionName}_changes`);
         } finally {
           await repository.close();
         }

@@ -1,14 +1,17 @@
-import { MongoClient, type Collection, type Filter, type ServerHeartbeatFailedEvent } from 'mongodb';
-import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
-import { MongoDeliveryOutbox, DUE_INDEX, type EndpointDocument, type LeaseDocument } from './mongo-delivery-outbox.js';
+import type { Collection, Filter, MongoClient, ServerHeartbeatFailedEvent } from 'mongodb';
+import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type ChangeLog, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { MongoDeliveryOutbox, DUE_INDEX } from './mongo-delivery-outbox.js';
 import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
 import { keysAfter, keysOf, plantKey, plantProjection, toDocument, toPlant, type PlantDocument, type PlantKey } from './plant-document.js';
-import { MongoSandboxRegistry, type GrantDocument } from './mongo-sandbox-registry.js';
-import { RECOUNT_QUIET_MS, SandboxCounts, type SandboxCountDocument } from './sandbox-counts.js';
+import { MongoSandboxRegistry } from './mongo-sandbox-registry.js';
+import { MongoChangeLog } from './mongo-change-log.js';
+import { collectionsOf, createClient, databaseNameIn, type MongoCollections } from './mongo-collections.js';
+import type { Written } from './pending-changes.js';
+import { RECOUNT_QUIET_MS, SandboxCounts } from './sandbox-counts.js';
 
 export interface MongoPlantRepositoryOptions {
   /** Used when the URI names no database (`mongodb://host/<database>`). Default DEFAULT_DATABASE_NAME. */
@@ -22,19 +25,10 @@ export interface MongoPlantRepositoryOptions {
 /** Longest a readiness ping may take (never longer than the call timeout). */
 export const PING_TIMEOUT_MS = 1000;
 export { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
+export { databaseNameIn, durableWrite, type MongoCollections } from './mongo-collections.js';
 
 /** Serves `tag` filters: equal tags, then keys in order, so a page is a range per tag (in any sandbox: see PlantKey). */
 export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_1__id_1' } as const;
-
-/**
- * An insert is acknowledged only once it is in the journal of a majority of the replica
- * set (of the one server, on a standalone), so a plant the client was told about survives
- * a SIGKILL of the database process. `w: 1` without `journal` could lose the last ~100 ms
- * of acknowledged writes on MongoDB. FerretDB accepts and ignores write concerns; its
- * SQLite backend commits each write to a WAL file before answering, which outlives a
- * killed process as well.
- */
-export const durableWrite = { w: 'majority', journal: true } as const;
 
 /** How many sandboxes' views a repository keeps at most (see sandbox()). */
 const KEPT_VIEWS = 1024;
@@ -47,7 +41,8 @@ const KEPT_VIEWS = 1024;
  * sandbox's plants; `sandbox(name)` a named one's, in the same collection under keys of
  * their own (see PlantKey), with the same outbox. A named sandbox also keeps a count of its
  * plants, for quotas (see SandboxCounts); the self-service sandboxes' grants are kept beside
- * (`sandboxes`, see MongoSandboxRegistry).
+ * (`sandboxes`, see MongoSandboxRegistry). Every add and remove records its change in the
+ * change log (see MongoChangeLog), and answers once it is there.
  */
 export class MongoPlantRepository implements PlantRepository {
   /**
@@ -101,6 +96,10 @@ export class MongoPlantRepository implements PlantRepository {
   private readonly counts: SandboxCounts | undefined;
   /** The self-service sandboxes (every view has the root's); absent on collections given without them. */
   readonly sandboxes: MongoSandboxRegistry | undefined;
+  /** Every sandbox's change log and its retention (every view has the root's); absent on collections given without it. */
+  readonly changeRetention: MongoChangeLog | undefined;
+  /** This sandbox's change log. */
+  readonly changes: ChangeLog | undefined;
 
   private constructor(
     private readonly client: MongoClient | undefined,
@@ -121,6 +120,8 @@ export class MongoPlantRepository implements PlantRepository {
     const quietMs = Math.max(RECOUNT_QUIET_MS, 10 * timeoutMS);
     this.counts = view?.root.counts ?? (collections.sandboxCounts && new SandboxCounts(collections.sandboxCounts, own.now ?? Date.now, quietMs));
     this.sandboxes = view?.root.sandboxes ?? (collections.sandboxGrants && new MongoSandboxRegistry(collections.sandboxGrants, timeoutMS));
+    this.changeRetention = view?.root.changeRetention ?? (collections.changes && new MongoChangeLog(collections.changes, collections.plants, timeoutMS, own));
+    this.changes = this.changeRetention?.of(view?.name ?? DEFAULT_SANDBOX);
   }
 
   /**
@@ -146,6 +147,7 @@ export class MongoPlantRepository implements PlantRepository {
     await withDeadline(this.timeoutMS, () => this.collection.createIndex(DUE_INDEX.key, { name: DUE_INDEX.name }));
     // In a collection of their own, which the release before self-service sandboxes never reads.
     await this.sandboxes?.ensureIndexes();
+    await this.changeRetention?.ensureIndexes();
   }
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
@@ -206,7 +208,7 @@ export class MongoPlantRepository implements PlantRepository {
     if (name === undefined || counts === undefined) {
       // Quotas are for named (self-service) sandboxes: the default one's writes stay as they were.
       if (max !== undefined) throw new RangeError(name === undefined ? 'the default sandbox keeps no quota' : 'these collections keep no sandbox counts');
-      return withDeadline(this.timeoutMS, () => addWithDeliveries(this.collection, plant, deliveries, key));
+      return withDeadline(this.timeoutMS, async () => this.copied(await addWithDeliveries(this.collection, plant, deliveries, key, this.changeRetention?.created(plant))));
     }
     // A named sandbox counts its plants (see SandboxCounts): room first, then the insert.
     return withDeadline(this.timeoutMS, async (signal) => {
@@ -221,14 +223,15 @@ export class MongoPlantRepository implements PlantRepository {
         return false;
       }
       // A failure here leaves the room taken (the insert may have landed): one high at worst, until a recount.
-      const added = await addWithDeliveries(this.collection, plant, deliveries, key);
-      if (!added) await counts.giveBack(name, 1);
-      return added;
+      const written = await addWithDeliveries(this.collection, plant, deliveries, key, this.changeRetention?.created(plant));
+      if (written === false) await counts.giveBack(name, 1);
+      return this.copied(written);
     });
   }
 
   /**
-   * One unordered insertMany (imports: no deliveries recorded): every plant is tried, and
+   * One unordered insertMany (imports and sandbox seeds: no deliveries recorded, and no change
+   * in the change log; see docs/storage.md): every plant is tried, and
    * the unique `_id` index refuses the taken ids (repeats within the list included, and ids
    * whose deletion still awaits delivery), each reported false.
    */
@@ -248,20 +251,30 @@ export class MongoPlantRepository implements PlantRepository {
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     const key = plantKey(id, this.sandboxName);
     const { sandboxName: name, counts } = this;
-    if (name === undefined || counts === undefined) return withDeadline(this.timeoutMS, () => removeWithDeliveries(this.collection, id, deliveries, key));
+    if (name === undefined || counts === undefined) return withDeadline(this.timeoutMS, async () => this.copied(await removeWithDeliveries(this.collection, id, deliveries, key, this.changeRetention?.deleted(id))));
     return withDeadline(this.timeoutMS, async () => {
       // Read before the delete: a recount after it may already leave the plant out (see SandboxCounts).
       const epoch = await counts.epochOf(name);
-      const removed = await removeWithDeliveries(this.collection, id, deliveries, key);
-      if (removed) await counts.countOff(name, 1, epoch);
-      return removed;
+      const written = await removeWithDeliveries(this.collection, id, deliveries, key, this.changeRetention?.deleted(id));
+      if (written !== false) await counts.countOff(name, 1, epoch);
+      return this.copied(written);
     });
+  }
+
+  /**
+   * Whether the write was done, once the change it left in its document is in the change log:
+   * the answer waits for the copy, so an acknowledged change is in every server's feed (a
+   * writer that stops before copying leaves it to the sweeper, but has acknowledged nothing).
+   */
+  private async copied(written: Written): Promise<boolean> {
+    if (typeof written === 'object') await this.changeRetention!.copy(written);
+    return written !== false;
   }
 
   /**
    * Removes up to `limit` of a named sandbox's documents, tombstones and their deliveries
    * included, with their lease documents; answers how many it found, 0 once none is left
-   * (the sandbox's count then goes too). The default sandbox is never purged.
+   * (the sandbox's count and its change log then go too). The default sandbox is never purged.
    */
   async purge(limit: number): Promise<number> {
     const { sandboxName: name, counts } = this;
@@ -271,6 +284,8 @@ export class MongoPlantRepository implements PlantRepository {
       // One range of the `_id` index, as a page is.
       const found = await this.collection.find({ _id: keysOf(name) } as Filter<PlantDocument>, { sort: { _id: 1 }, limit, projection: { _id: 1, gone: 1 }, signal }).toArray();
       if (found.length === 0) {
+        // The plants first, so a change written meanwhile goes with the rest.
+        await this.changeRetention?.drop(name);
         await counts?.forget(name);
         return 0;
       }
@@ -304,58 +319,8 @@ export class MongoPlantRepository implements PlantRepository {
 
   /** Closes the connections; bounded like every other call. A sandbox's view leaves them to the repository it came from. */
   async close(): Promise<void> {
-    if (this.client !== undefined && this.root === this) await withDeadline(this.timeoutMS, () => this.client!.close());
+    if (this.root !== this) return;
+    this.changeRetention?.close();
+    if (this.client !== undefined) await withDeadline(this.timeoutMS, () => this.client!.close());
   }
-}
-
-/**
- * The collections the repository works on: the plants, the claims' leases, the endpoints that
- * answered 410, and for self-service sandboxes the named sandboxes' counts and the grants.
- * Collections given to over() may leave out the last two (an outbox simulation needs neither):
- * that repository then keeps no quotas and no registry.
- */
-export interface MongoCollections {
-  readonly plants: Collection<PlantDocument>;
-  readonly leases: Collection<LeaseDocument>;
-  readonly endpoints: Collection<EndpointDocument>;
-  readonly sandboxCounts?: Collection<SandboxCountDocument>;
-  readonly sandboxGrants?: Collection<GrantDocument>;
-}
-
-function collectionsOf(client: MongoClient, databaseName: string, collectionName: string, timeoutMS: number): MongoCollections {
-  // wtimeoutMS: a replica set short of a majority makes the server give up too, not only us.
-  const writeConcern = { ...durableWrite, wtimeoutMS: timeoutMS };
-  const database = client.db(databaseName);
-  // The leases, the gone endpoints and the self-service sandboxes live beside the plants, named after their collection.
-  return {
-    plants: database.collection<PlantDocument>(collectionName, { writeConcern }),
-    leases: database.collection<LeaseDocument>(`${collectionName}_delivery_leases`, { writeConcern }),
-    endpoints: database.collection<EndpointDocument>(`${collectionName}_webhook_endpoints`, { writeConcern }),
-    sandboxCounts: database.collection<SandboxCountDocument>(`${collectionName}_sandbox_counts`, { writeConcern }),
-    sandboxGrants: database.collection<GrantDocument>(`${collectionName}_sandbox_grants`, { writeConcern }),
-  };
-}
-
-function createClient(uri: string, timeoutMS: number): MongoClient {
-  try {
-    return new MongoClient(uri, {
-      // Each wait the driver can do on its own is capped by the call timeout too, so work
-      // abandoned at the deadline does not linger.
-      serverSelectionTimeoutMS: timeoutMS,
-      connectTimeoutMS: timeoutMS,
-      socketTimeoutMS: timeoutMS,
-      waitQueueTimeoutMS: timeoutMS,
-      appName: 'plant-store',
-    });
-  } catch (error) {
-    // A configuration mistake, not an outage. The driver's parse messages name the
-    // problem without repeating the URI, so no credentials leak through them.
-    throw new TypeError(`invalid MongoDB connection string: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/** The database named by the URI's path, if any (`mongodb://host:27017/plants?…` → `plants`). */
-export function databaseNameIn(uri: string): string | undefined {
-  const path = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri)?.[1];
-  return path ? decodeURIComponent(path) : undefined;
 }

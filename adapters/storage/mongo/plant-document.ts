@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_SANDBOX, MAX_PLANT_ID, type PendingDelivery, type Plant } from '../../../core/index.js';
+import type { PendingChange } from './pending-changes.js';
 
 /**
  * A plant document's `_id`, which says both the plant and its sandbox:
@@ -51,8 +52,9 @@ export function keysOf(sandbox: string | undefined): { $type: 'number' } | { $gt
 /**
  * A plant as stored in MongoDB. The plant's key (its id, or in a named sandbox the sandbox
  * and id) is `_id`, so the primary key index makes ids unique per sandbox and serves id
- * ranges. The other fields are the plant's outbox (see mongo-outbox-writes.ts), written in
- * the same single-document write as the change.
+ * ranges. The other fields are the plant's outbox (see mongo-outbox-writes.ts) and its
+ * changes on their way to the change log (see pending-changes.ts), written in the same
+ * single-document write as the change.
  */
 export interface PlantDocument {
   _id: PlantKey;
@@ -74,6 +76,12 @@ export interface PlantDocument {
   /** The claim holding the outbox (a worker's lease) and until when (ms since the epoch). */
   lease?: string;
   leaseUntil?: number;
+  /** This plant's changes written but not yet in the change log, oldest first; absent when none. */
+  feed?: PendingChange[];
+  /** The version of `feed`: fresh at every write that adds to it, gone with it. */
+  fv?: number;
+  /** When the oldest of `feed` was written (ms since the epoch): indexed, so a sweeper finds changes left behind. */
+  feedSince?: number;
 }
 
 /** A new outbox version: 48 random bits, never handed out twice in practice. */

@@ -1,0 +1,152 @@
+import type { Collection, Filter } from 'mongodb';
+import { DEFAULT_SANDBOX, plantCreated, plantDeleted, type ChangeReader, type Plant, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { withDeadline } from './mongo-errors.js';
+
+/** A change in the log collection (`<plants>_changes`, see mongo-change-log.ts). */
+export interface ChangeDocument {
+  /** The event id (see PendingChange): a change copied twice is stored once. */
+  _id: string;
+  /** Its sandbox's name (`default` for the default sandbox). */
+  sb: string;
+  /**
+   * When it was copied into the log, by the copying server's clock, in microseconds since the
+   * epoch (its millisecond clock, the microseconds counting its copies within a millisecond),
+   * and after the plant's change before it (see MongoChangeLog).
+   */
+  at: number;
+  type: PlantEvent['type'];
+  data: PlantEvent['data'];
+}
+
+/**
+ * The most the clocks of the servers sharing a database may disagree by. Every read of the log
+ * goes back this far, and as far again as a copy may take to become readable (the storage's
+ * call timeout: an acknowledged change was readable within its call), from where it got to, and
+ * drops what it has read already by event id. A change that becomes readable further behind a
+ * reader than that window is missed by it (a follower resuming from an earlier cursor gets it).
+ */
+export const FEED_WINDOW_MS = 5_000;
+/** `at` is in microseconds. */
+export const US_PER_MS = 1000;
+
+/** The window of a log whose copies take at most `timeoutMS`, in the log's unit. */
+export function windowOf(timeoutMS: number): number {
+  return (FEED_WINDOW_MS + timeoutMS) * US_PER_MS;
+}
+
+/** Changes read per query while scanning the window. */
+const PAGE = 512;
+
+/** A place in the log: the `at` and event id of a change, or a time and '' (no change there). */
+export interface LogPosition {
+  readonly at: number;
+  readonly id: string;
+}
+
+// `m<at in base 36>.<event id>`: `m` tells it from the other storages' cursors (a reset there).
+const CURSOR = /^m([0-9a-z]{1,11})\.([0-9a-z]{0,32})$/;
+
+export function changeCursor({ at, id }: LogPosition): string {
+  return `m${at.toString(36)}.${id}`;
+}
+
+/** The position a cursor names; undefined for anything not made by changeCursor. */
+export function positionOf(cursor: string): LogPosition | undefined {
+  const match = CURSOR.exec(cursor);
+  if (match === null) return undefined;
+  const at = parseInt(match[1]!, 36);
+  return Number.isSafeInteger(at) ? { at, id: match[2]! } : undefined;
+}
+
+/**
+ * One follower of a sandbox's log. The log is ordered by `at`, which servers stamp by their
+ * own clocks and which a late insert can land behind, so every read goes back a window (see
+ * FEED_WINDOW_MS) from the furthest `at` read (or from now, if that is earlier) and skips the
+ * event ids it has read since then: nothing readable later within the window is missed,
+ * nothing read twice.
+ * Changes come in (at, id) order within a read.
+ */
+export class MongoChangeReader implements ChangeReader {
+  /** The last change handed out (or where the reader started): a resumed follower starts here. */
+  private last: LogPosition;
+  /** The furthest `at` handed out. */
+  private reached: number;
+  /** Reads start here; it only moves forward, so what is behind it is never read again. */
+  private floor: number;
+  /** Event ids read at or after the floor, with their `at`, in the order read. */
+  private readonly seen = new Map<string, number>();
+  /** How far back from where it got to each read goes (see windowOf). */
+  private readonly window: number;
+
+  constructor(
+    private readonly changes: Collection<ChangeDocument>,
+    private readonly sandbox: string,
+    start: LogPosition,
+    /** In the log's unit, microseconds. */
+    private readonly now: () => number,
+    private readonly timeoutMS: number,
+  ) {
+    this.last = start;
+    this.reached = start.at;
+    this.window = windowOf(timeoutMS);
+    this.floor = Math.min(start.at, now()) - this.window;
+    if (start.id !== '') this.seen.set(start.id, start.at);
+  }
+
+  get position(): string {
+    return changeCursor(this.last);
+  }
+
+  /** Takes every change readable now as read, without handing it out: a follower from now. */
+  async skipReadable(): Promise<void> {
+    await this.scan({ _id: 1, at: 1 }, (document) => {
+      this.seen.set(document._id, document.at);
+      return true;
+    });
+  }
+
+  async next(limit: number): Promise<PlantChange[]> {
+    this.floor = Math.max(this.floor, Math.min(this.reached, this.now()) - this.window);
+    // Forgotten in the order read, which is nearly `at` order: a late one lingers a little.
+    for (const [id, at] of this.seen) {
+      if (at >= this.floor) break;
+      this.seen.delete(id);
+    }
+    const found: PlantChange[] = [];
+    if (limit <= 0) return found;
+    await this.scan(undefined, (document) => {
+      this.seen.set(document._id, document.at);
+      this.last = { at: document.at, id: document._id };
+      this.reached = Math.max(this.reached, document.at);
+      found.push({ cursor: changeCursor(this.last), event: eventOf(document) });
+      return found.length < limit;
+    });
+    return found;
+  }
+
+  /** Visits the changes not seen from the floor on, in (at, id) order, while `visit` answers true. */
+  private async scan(projection: Record<string, 1> | undefined, visit: (document: ChangeDocument) => boolean): Promise<void> {
+    let after: LogPosition | undefined;
+    for (;;) {
+      // The `at` range bounds the index scan; past a page, the id breaks ties on its last `at`.
+      const filter = (
+        after === undefined
+          ? { sb: this.sandbox, at: { $gte: this.floor } }
+          : { sb: this.sandbox, at: { $gte: after.at }, $or: [{ at: { $gt: after.at } }, { _id: { $gt: after.id } }] }
+      ) as Filter<ChangeDocument>;
+      const page = await withDeadline(this.timeoutMS, (signal) =>
+        this.changes.find(filter, { sort: { at: 1, _id: 1 }, limit: PAGE, ...(projection && { projection }), maxTimeMS: this.timeoutMS, signal }).toArray(),
+      );
+      for (const document of page) if (!this.seen.has(document._id) && !visit(document)) return;
+      if (page.length < PAGE) return;
+      const { at, _id } = page[page.length - 1]!;
+      after = { at, id: _id };
+    }
+  }
+}
+
+/** The event a log document records, as the feed hands it out. */
+function eventOf(document: ChangeDocument): PlantEvent {
+  const sandbox = document.sb === DEFAULT_SANDBOX ? undefined : document.sb;
+  return document.type === 'plant.created' ? plantCreated(document.data as Plant, sandbox) : plantDeleted(document.data.id, sandbox);
+}

@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import type { Collection } from 'mongodb';
+import { plantDeleted, Subscriptions, type ChangeLog, type PlantChange } from '../../core/index.js';
+import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
+import type { EndpointDocument, LeaseDocument } from '../../adapters/storage/mongo/mongo-delivery-outbox.js';
+import { FEED_WINDOW_MS, type ChangeDocument } from '../../adapters/storage/mongo/mongo-change-reader.js';
+import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
+import { CollectionStandIn } from '../support/collection-stand-in.js';
+import { eventually } from '../support/eventually.js';
+
+// The MongoDB change log's own rules, on stand-in collections (each operation whole, as
+// MongoDB applies it): servers whose clocks disagree, pages of changes stamped alike, which
+// cursors reset, changes a writer left behind, a purged sandbox. The feed over HTTP, on a
+// real database, is test/feed/mongo-*.test.ts.
+
+const TIMEOUT_MS = 1000;
+const changes = (list: PlantChange[]) => list.map(({ event }) => `${event.type === 'plant.created' ? '+' : '-'}${event.data.id}`);
+
+describe('MongoDB change log', () => {
+  let plants: CollectionStandIn<PlantDocument>;
+  let log: CollectionStandIn<ChangeDocument>;
+  let leases: CollectionStandIn<LeaseDocument>;
+  /** A server on the shared collections, its clock `skewMs` off this process's; `dying`: its inserts into the log fail. */
+  const server = (skewMs = 0, dying = false) =>
+    MongoPlantRepository.over(
+      {
+        plants: plants as unknown as Collection<PlantDocument>,
+        leases: leases as unknown as Collection<LeaseDocument>,
+        endpoints: new CollectionStandIn<EndpointDocument>() as unknown as Collection<EndpointDocument>,
+        changes: (dying ? failingInserts(log) : log) as unknown as Collection<ChangeDocument>,
+      },
+      { timeoutMS: TIMEOUT_MS, now: () => Date.now() + skewMs },
+    );
+  const open = (changeLog: ChangeLog, cursor?: string) => changeLog.open(cursor);
+  beforeEach(() => {
+    plants = new CollectionStandIn<PlantDocument>();
+    log = new CollectionStandIn<ChangeDocument>();
+    leases = new CollectionStandIn<LeaseDocument>();
+  });
+
+  it('a follower gets the changes of a server whose clock is behind, within the window, each once', async () => {
+    const [ahead, behind] = [server(), server(-FEED_WINDOW_MS + 500)];
+    const { reader } = await open(ahead.changes!);
+    await ahead.add({ id: 1, name: 'one' });
+    const first = await reader.next(10);
+    expect(changes(first)).to.deep.equal(['+1']);
+    // Stamped seconds before the follower's place by the lagging clock: still read, once.
+    await behind.add({ id: 2, name: 'two' });
+    await behind.remove(1);
+    expect(changes(await reader.next(10))).to.deep.equal(['+2', '-1']);
+    await ahead.add({ id: 3, name: 'three' });
+    expect(changes(await reader.next(10))).to.deep.equal(['+3']);
+    expect(await reader.next(10)).to.deep.equal([]);
+    // Resumed from the first change's cursor: everything after it (and the window before it again).
+    const { reader: resumed, reset } = await open(ahead.changes!, first[0]!.cursor);
+    expect(reset).to.equal(false);
+    expect(changes(await resumed.next(10))).to.include.members(['+2', '-1', '+3']);
+  });
+
+  it('a change stamped further behind a live follower than the window is not read live, but a follower resuming from before it gets it', async () => {
+    const [ahead, farBehind] = [server(), server(-(FEED_WINDOW_MS + TIMEOUT_MS) - 5_000)];
+    const { reader } = await open(ahead.changes!);
+    await farBehind.add({ id: 2, name: 'two' });
+    expect(await reader.next(10), 'live: the documented limit of the window').to.deep.equal([]);
+    const { reader: resumed } = await open(ahead.changes!, `m${((Date.now() - 60_000) * 1000).toString(36)}.`);
+    expect(changes(await resumed.next(10))).to.deep.equal(['+2']);
+  });
+
+  it('more than a page of changes stamped alike (servers whose clocks tie) are read once each, in id order', async () => {
+    const repository = server();
+    const at = Date.now() * 1000;
+    const ids = Array.from({ length: 1_300 }, (_, i) => `e${String(i).padStart(5, '0')}`);
+    await log.insertMany(ids.map((_id, i) => ({ _id, sb: 'default', at, type: 'plant.created', data: { id: i, name: `p${i}` } })));
+    const { reader } = await open(repository.changes!, `m${(at - 1).toString(36)}.`);
+    const read: PlantChange[] = [];
+    for (let batch = await reader.next(256); batch.length > 0; batch = await reader.next(256)) read.push(...batch);
+    expect(read.map((change) => change.cursor.split('.')[1])).to.deep.equal(ids);
+  });
+
+  it('a malformed, foreign or future cursor resets; so does one older than retention, once pruned; a retained one resumes', async () => {
+    const repository = server();
+    await repository.add({ id: 1, name: 'one' });
+    const { reader } = await open(repository.changes!, `m${((Date.now() - 1000) * 1000).toString(36)}.`);
+    const [first] = await reader.next(10);
+    for (const cursor of ['x', 'm.', 'mzzzzzzzzzzzz.a', 'ab12cd34-5', `m${((Date.now() + FEED_WINDOW_MS + 60_000) * 1000).toString(36)}.`]) {
+      expect((await open(repository.changes!, cursor)).reset, cursor).to.equal(true);
+    }
+    expect((await open(repository.changes!, first!.cursor)).reset).to.equal(false);
+    expect(await repository.changeRetention!.pruneBefore(Date.now() + 1, 10)).to.equal(1);
+    expect((await open(repository.changes!, first!.cursor)).reset, 'pruned past it').to.equal(true);
+    expect((await open(repository.changes!, `m${(Date.now() * 1000 + 2000).toString(36)}.`)).reset, 'after the prune').to.equal(false);
+  });
+
+  it('pruning deletes at most `limit` of the oldest changes per call, every sandbox\'s', async () => {
+    const repository = server();
+    for (let id = 1; id <= 5; id++) await repository.add({ id, name: `p${id}` });
+    for (let id = 1; id <= 3; id++) await repository.sandbox('garden').add({ id, name: `g${id}` });
+    const retention = repository.changeRetention!;
+    expect([await retention.pruneBefore(Date.now() + 1, 5), await retention.pruneBefore(Date.now() + 1, 5), await retention.pruneBefore(Date.now() + 1, 5)]).to.deep.equal([5, 3, 0]);
+    expect(log.documents().filter((document) => document.sb !== undefined)).to.deep.equal([]);
+  });
+
+  it('changes a writer left in documents are copied by the sweeper once its call is surely over, a tombstone then deleted', async () => {
+    const repository = server();
+    // What a writer that stopped after its plant write leaves: a tombstone holding its changes.
+    const stranded = (since: number): PlantDocument => ({
+      _id: 4,
+      name: '',
+      gone: true,
+      feed: [
+        { e: 'created4', type: 'plant.created', data: { id: 4, name: 'four' } },
+        { e: 'deleted4', type: 'plant.deleted', data: { id: 4 } },
+      ],
+      fv: 42,
+      feedSince: since,
+    });
+    const { name: _, ...tombstone } = stranded(Date.now());
+    await plants.insertOne(tombstone as PlantDocument);
+    expect(await repository.changeRetention!.recoverStranded!(10), 'its writer may still be at it').to.equal(0);
+    await plants.deleteOne({ _id: 4 });
+    const { name: __, ...old } = stranded(Date.now() - TIMEOUT_MS - 1);
+    await plants.insertOne(old as PlantDocument);
+    const { reader } = await open(repository.changes!, `m${((Date.now() - 100) * 1000).toString(36)}.`);
+    expect(await repository.changeRetention!.recoverStranded!(10)).to.equal(1);
+    expect(changes(await reader.next(10))).to.deep.equal(['+4', '-4']);
+    expect(plants.documents(), 'nothing left to keep the tombstone').to.deep.equal([]);
+    expect(await repository.changeRetention!.recoverStranded!(10)).to.equal(0);
+  });
+
+  it('a tombstone whose deletion is delivered stays while the deletion is not in the log, for the sweeper to copy', async () => {
+    const [live, dying] = [server(), server(0, true)];
+    const hooks = new Subscriptions(['https://hooks.example/plants'], ['plant.deleted'], Date.now);
+    await live.add({ id: 5, name: 'five' });
+    await dying.remove(5, hooks.deliveriesFor(plantDeleted(5))).catch(() => {});
+    const [claim] = await live.outbox.claim(Date.now(), 10_000, 10);
+    expect(await live.outbox.settle(claim!, claim!.deliveries.map((delivery) => ({ id: delivery.id, result: 'delivered' as const })))).to.equal(true);
+    const [document] = plants.documents();
+    expect([document?.gone, document?.outbox, document?.feed?.map((change) => change.type)], 'delivered, not logged').to.deep.equal([true, undefined, ['plant.deleted']]);
+    const { reader } = await open(live.changes!, `m${((Date.now() - 100) * 1000).toString(36)}.`);
+    expect(await server(TIMEOUT_MS + 1).changeRetention!.recoverStranded!(10)).to.equal(1);
+    expect(changes(await reader.next(10)).at(-1)).to.equal('-5');
+    expect(plants.documents()).to.deep.equal([]);
+  });
+
+  it('another server\'s change wakes this one\'s followers of its sandbox within a poll; its own, at once', async () => {
+    const [here, there] = [server(), server()];
+    const woken: string[] = [];
+    const stop = [here.changes!.watch(() => woken.push('default')), here.sandbox('garden').changes!.watch(() => woken.push('garden'))];
+    try {
+      await here.sandbox('garden').add({ id: 1, name: 'here' });
+      expect(woken, 'at once').to.deep.equal(['garden']);
+      await there.add({ id: 1, name: 'there' });
+      await eventually(() => woken.includes('default'), { timeoutMs: 2000, what: 'a wake from the poll' });
+    } finally {
+      for (const unwatch of stop) unwatch();
+    }
+  });
+
+  it('a purge takes a sandbox\'s changes with its plants; other sandboxes\' stay', async () => {
+    const repository = server();
+    for (const id of [1, 2]) await repository.sandbox('gone').add({ id, name: `g${id}` });
+    await repository.sandbox('kept').add({ id: 1, name: 'k1' });
+    while ((await repository.sandbox('gone').purge(10)) > 0);
+    expect(log.documents().map((document) => document.sb)).to.deep.equal(['kept']);
+  });
+});
+
+/** The log collection as a server that stops right after its plant write sees it: nothing it inserts arrives. */
+function failingInserts<T extends { _id: unknown }>(collection: CollectionStandIn<T>): CollectionStandIn<T> {
+  return new Proxy(collection, {
+    get: (target, property, receiver) =>
+      property === 'insertOne' || property === 'insertMany' ? () => Promise.reject(new Error('the server stopped here')) : Reflect.get(target, property, receiver),
+  });
+}

@@ -71,9 +71,12 @@ export class MongoDeliveryOutbox implements DeliveryOutbox {
     // the taken ones, atomically even on stand-ins whose conditional updates are not, such
     // as FerretDB 1.x); the lease stamped into the plants won (only where no live lease is,
     // atomic per document on MongoDB: the stamp is what a settle checks); a read of them.
-    const candidates = await this.call((signal) =>
-      this.collection.find({ due: { $lte: now } }, { sort: { due: 1 }, limit: limit * 2, projection: { _id: 1 }, signal }).toArray(),
-    );
+    // A plant whose change is still on its way to the change log (pending-changes.ts) waits for
+    // it: its writer's next write to the document comes within the call, and a claim racing it
+    // would only risk it where updates are not atomic (FerretDB); a stopped writer's change is
+    // copied by the sweeper, and its deliveries go then.
+    const due = { due: { $lte: now }, fv: { $exists: false } } as Filter<PlantDocument>;
+    const candidates = await this.call((signal) => this.collection.find(due, { sort: { due: 1 }, limit: limit * 2, projection: { _id: 1 }, signal }).toArray());
     if (candidates.length === 0) return [];
     // Servers see the same candidates: shuffled, each mostly takes plants the others do not.
     const ids = shuffled(candidates.map((candidate) => candidate._id), this.random).slice(0, limit);

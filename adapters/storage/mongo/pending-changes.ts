@@ -17,6 +17,7 @@ import type { PlantDocument, PlantKey } from './plant-document.js';
 //   change added since is never taken out before it is copied.
 // - A tombstone holds an outbox or pending changes: the write that takes away the last of them
 //   deletes the document instead (a worker's outbox write is conditional on `fv` as read).
+// - A document with pending changes is not claimed for delivery (mongo-delivery-outbox.ts).
 
 /** A change as its plant's document keeps it until it is in the log. */
 export interface PendingChange {

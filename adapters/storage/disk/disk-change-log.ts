@@ -149,8 +149,9 @@ export class DiskChangeLog implements ChangeRetention {
    * removes them with the others' (a purge stays bounded by the plants it removes).
    */
   forgetSandboxIn(sandbox: string): void {
-    void this.meta.put(`pruned/${sandbox}`, this.sequence);
-    this.prunedThrough.set(sandbox, this.sequence);
+    // Past the newest number: even a cursor of the sandbox's last change resets.
+    void this.meta.put(`pruned/${sandbox}`, this.sequence + 1);
+    this.prunedThrough.set(sandbox, this.sequence + 1);
   }
 
   private recordIn(sandbox: string, change: ChangeMade): number {

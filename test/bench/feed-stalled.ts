@@ -58,6 +58,9 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
   const server = await startPlantStore({ name: label, plants: SEEDED_PLANTS, token, env: { PLANT_STORE_METRICS: 'on' } });
   let reader: FeedStream | undefined;
   const stalledStreams: StalledStream[] = [];
+  // Stopped in `finally` too: a sample of a stopped server would throw in its timer.
+  let sampler: NodeJS.Timeout | undefined;
+  let lister: ReturnType<typeof startLister> | undefined;
   try {
     let readerEvents = 0;
     reader = await openStream(server.url, token, { onEvent: () => readerEvents++ });
@@ -66,8 +69,8 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
 
     const rssBefore = resident(server.pid);
     let rssPeak = rssBefore;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, resident(server.pid))), STALLED.rssSampleMs);
-    const lister = startLister(server, token);
+    sampler = setInterval(() => (rssPeak = Math.max(rssPeak, resident(server.pid))), STALLED.rssSampleMs);
+    lister = startLister(server, token);
     const writing = performance.now();
     let wroteAt: number | undefined;
     const ended = watchEnds(server, writing, () => wroteAt);
@@ -110,6 +113,8 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
     );
     return result;
   } finally {
+    clearInterval(sampler);
+    await lister?.stop();
     reader?.close();
     stalledStreams.forEach((s) => s.destroy());
     await server.stop();

@@ -12,6 +12,7 @@ export type { HttpLog } from '../adapters/http/app/http-log.js';
 export { MemoryPlantRepository } from '../adapters/storage/memory/memory-plant-repository.js';
 export { PlantStore } from './store/plant-store.js';
 export type { PlantSandbox } from './store/plant-sandbox.js';
+export type { ChangesOptions, StoreChange } from './store/store-changes.js';
 export { createPlantStore, type PlantStoreOptions } from './store/create-plant-store.js';
 export type { CustomStorageOption, DiskStorageOption, MongoStorageOption, StorageOpener, StorageOption } from './store/storage.js';
 export type { RunningServer, ServerOptions } from './server/server.js';

@@ -15,6 +15,8 @@ export interface PlantStoreOptions {
   readonly log?: Log;
   /** Where a failing event listener is reported; by default, the log's error. */
   readonly onListenerError?: ListenerErrorReporter;
+  /** The change log behind `store.changes()`: how long a change is kept to resume from (default a day). */
+  readonly feed?: { readonly retentionMs?: number };
   /** Keep metrics in `store.metrics`, a prom-client Registry (docs/metrics.md); default false. */
   readonly metrics?: boolean;
   /**

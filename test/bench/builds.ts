@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { startKoaFloor, startPlantStore, type Contender } from './contenders.js';
 import { SEEDED_PLANTS } from './sections.js';
 
@@ -12,6 +13,10 @@ import { SEEDED_PLANTS } from './sections.js';
  * tokens, one naming each, which the load generator sends one per connection
  * (`dist@BENCH_SANDBOXES=50`: one sandbox per connection, as in the sandboxes section);
  * `BENCH_TOKENS=N` gives it N static tokens, all in the default sandbox, sent the same way.
+ * A build on disk (`dist@PLANT_STORE_STORAGE=disk`) without a PLANT_STORE_DATA_DIR of its
+ * own gets a fresh temporary one, removed when it stops: two builds of one comparison would
+ * otherwise share ./plant-store-data (the second refused by its lock, or a later build
+ * finding an earlier one's plants).
  */
 export function startBuild(build: string, index: number, token: string, launcher?: readonly string[]): Promise<Contender> {
   if (build === 'koa-floor') return startKoaFloor({ name: `${index}: Koa floor`, plants: SEEDED_PLANTS, token, launcher });
@@ -28,7 +33,9 @@ export function startBuild(build: string, index: number, token: string, launcher
   const tokens = benchCount(env, 'BENCH_TOKENS', build);
   if (sandboxes !== undefined && tokens !== undefined) throw new Error(`${build}: BENCH_SANDBOXES and BENCH_TOKENS do not go together`);
   const numbers = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-  return startPlantStore({
+  const dataDir = env['PLANT_STORE_STORAGE'] === 'disk' && env['PLANT_STORE_DATA_DIR'] === undefined ? tempDir('plant-store-build-') : undefined;
+  if (dataDir !== undefined) env['PLANT_STORE_DATA_DIR'] = dataDir.path;
+  const started = startPlantStore({
     name: `${index}: ${build}`,
     plants: sandboxes === undefined ? SEEDED_PLANTS : 0,
     token,
@@ -39,6 +46,20 @@ export function startBuild(build: string, index: number, token: string, launcher
     ...(sandboxes !== undefined && { sandboxes: { seed: { from: 1, to: sandboxes, plants: SEEDED_PLANTS }, tokens: numbers(sandboxes) } }),
     ...(tokens !== undefined && { sandboxes: { tokens: numbers(tokens), inDefault: true } }),
   });
+  if (dataDir === undefined) return started;
+  return started.then(
+    (contender) => ({
+      ...contender,
+      stop: async () => {
+        await contender.stop();
+        dataDir.remove();
+      },
+    }),
+    (error: unknown) => {
+      dataDir.remove();
+      throw error;
+    },
+  );
 }
 
 /** Takes the benchmark's own variable `name` out of a build's variables: a count, or undefined. */

@@ -40,6 +40,12 @@ export interface Contender {
   cpuSeconds(): number;
   /** Resident memory after a forced GC; undefined for servers that cannot report it. */
   memory(): Promise<Memory | undefined>;
+  /**
+   * When each plant of the default sandbox created since the last ask was committed (ms on
+   * the monotonic clock, comparable with this process's); a server started with
+   * BENCH_COMMIT_TIMES=on notes them, others answer none. Undefined for servers that cannot.
+   */
+  commitTimes?(): Promise<ReadonlyMap<number, number>>;
   /** What the server says it stores plants in. */
   readonly storage: string;
   stop(): Promise<void>;
@@ -187,6 +193,16 @@ function nodeContender(name: string, child: ChildProcess, ready: Extract<FromSer
         };
         child.on('message', onMessage);
         child.send({ type: 'memory' } satisfies ToServer);
+      }),
+    commitTimes: () =>
+      new Promise((resolve) => {
+        const onMessage = (message: FromServer) => {
+          if (message.type !== 'commits') return;
+          child.off('message', onMessage);
+          resolve(new Map(message.ids.map((id, i) => [id, message.atMs[i]!])));
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'commits' } satisfies ToServer);
       }),
     stop: () => stopChild(child, () => child.send({ type: 'stop' } satisfies ToServer)),
   };

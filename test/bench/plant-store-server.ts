@@ -10,14 +10,15 @@
  * BENCH_MONGODB_COLLECTION (collection to use when MONGODB_URI is set; the runner passes a
  * fresh one so the benchmark never touches data it did not write), BENCH_SANDBOX_RANGE
  * (`<from>-<to>`: also seed sandboxes sb-<from> … sb-<to>, see sandboxName) with
- * BENCH_SANDBOX_PLANTS plants each (default 1000).
+ * BENCH_SANDBOX_PLANTS plants each (default 1000), BENCH_COMMIT_TIMES=on (note when each plant
+ * of the default sandbox was committed, for the parent to ask: the feed's fan-out latency).
  */
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import { buildServer } from '../../composition/server/build-server.js';
 import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
-import { openStorage, type StorageOpener } from '../../composition/store/storage.js';
+import { openStorage, type OpenStorage, type StorageOpener } from '../../composition/store/storage.js';
 import { answerParent, tellParent } from './child-protocol.js';
 import { sandboxName, seedPlants } from './seed-plants.js';
 import type { PlantStore } from '../../composition/store/plant-store.js';
@@ -28,12 +29,25 @@ async function main(): Promise<void> {
   const container = rootContainer.createChildContainer();
   const collectionName = process.env['BENCH_MONGODB_COLLECTION'];
   const { storage } = config;
-  if (storage !== undefined && collectionName) {
-    // A collection of its own, swapped in the way tests swap storage: never data it did not write.
-    container.register<StorageOpener>(InjectionTokens.Storage, { useValue: () => openStorage({ ...storage, collectionName }) });
+  const commits = process.env['BENCH_COMMIT_TIMES'] === 'on' ? new CommitTimes() : undefined;
+  if ((storage !== undefined && collectionName) || commits !== undefined) {
+    // Swapped in the way tests swap storage. A collection of its own: never data it did not write.
+    const option = storage !== undefined && collectionName ? { ...storage, collectionName } : storage;
+    const open = async () => {
+      const opened = await openStorage(option);
+      commits?.watch(opened);
+      return opened;
+    };
+    container.register<StorageOpener>(InjectionTokens.Storage, { useValue: open });
   }
   const built = await buildServer(config, container);
   const { store, server, log } = built;
+  // Before the seed plants, whose commits are noted too: the two are paired in order.
+  if (commits !== undefined) {
+    store.subscribe((event) => {
+      if (event.sandbox === undefined) commits.named(event.type === 'plant.created' ? event.data.id : undefined);
+    });
+  }
 
   const count = Number(process.env['BENCH_PLANTS'] ?? '1000');
   const started = performance.now();
@@ -42,8 +56,44 @@ async function main(): Promise<void> {
   const preloadSeconds = (performance.now() - started) / 1000;
 
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
-  answerParent(() => built.close(1000));
+  answerParent(() => built.close(1000), commits && (() => commits.take()));
   tellParent({ type: 'ready', port: server.port, plants: count, preloadSeconds, storage: store.storageDescription });
+}
+
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/**
+ * When each plant of the default sandbox was committed, on the monotonic clock (the same in
+ * every process, so the parent can compare). The change log calls its watchers in the very
+ * step that records a change, and this watcher, added before any stream opens, first; which
+ * plant it was is learnt from the store's event a moment later, in the same order.
+ */
+class CommitTimes {
+  private unnamed: number[] = [];
+  private ids: number[] = [];
+  private atMs: number[] = [];
+
+  watch(opened: OpenStorage): void {
+    const log = opened.repository.changes;
+    if (log === undefined) throw new Error('BENCH_COMMIT_TIMES: this storage keeps no change log');
+    log.watch(() => this.unnamed.push(nowMs()));
+  }
+
+  /** The plant of the oldest change not yet named (undefined: a deletion, not kept). */
+  named(id: number | undefined): void {
+    const at = this.unnamed.shift();
+    if (at === undefined || id === undefined) return;
+    this.ids.push(id);
+    this.atMs.push(at);
+  }
+
+  /** What was noted since the last take. */
+  take(): { ids: number[]; atMs: number[] } {
+    const taken = { ids: this.ids, atMs: this.atMs };
+    this.ids = [];
+    this.atMs = [];
+    return taken;
+  }
 }
 
 /** Creates made at once while seeding sandboxes: a durable storage commits the creates of one turn together. */

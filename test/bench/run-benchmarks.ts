@@ -6,7 +6,7 @@
  * 50 connections, sizes 1,000 / 100,000 / 1,000,000). For development they can be
  * shortened — a shortened run says so at the top of the report:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
- *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes   (any subset; disk alone: BENCH_SECTIONS=disk)
+ *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes,feed   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SANDBOX_STORAGE=memory|disk        (the sandboxes section's storage; default memory)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
@@ -24,12 +24,13 @@ import { breakdownSection } from './breakdown-section.js';
 import { diskSection } from './disk-section.js';
 import { webhooksSection } from './webhooks-section.js';
 import { sandboxesSection } from './sandboxes-section.js';
+import { feedSection } from './feed-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
 import { render, type Machine, type Outcome } from './report.js';
 import { compareSection, mongoSection, progress, scalingSection, type SandboxStorage, type SectionName, type Settings } from './sections.js';
 
 const require = createRequire(import.meta.url);
-const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks', 'sandboxes'] as SectionName[], sandboxStorage: 'memory' as SandboxStorage };
+const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks', 'sandboxes', 'feed'] as SectionName[], sandboxStorage: 'memory' as SandboxStorage };
 
 function numberFrom(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
   const disk = settings.sections.has('disk') ? await diskSection(settings, token) : undefined;
   const webhooks = settings.sections.has('webhooks') ? await webhooksSection(settings, token) : undefined;
   const sandboxes = settings.sections.has('sandboxes') ? await sandboxesSection(settings, token) : undefined;
+  const feed = settings.sections.has('feed') ? await feedSection(settings, token) : undefined;
 
   const outcome: Outcome = {
     settings,
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
     disk,
     webhooks,
     sandboxes,
+    feed,
   };
   const { markdown, targets } = render(outcome);
   writeFileSync(output, markdown);

@@ -21,7 +21,7 @@ export interface Settings {
   readonly sandboxStorage: SandboxStorage;
 }
 
-export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes' | 'feed';
 export type SandboxStorage = 'memory' | 'disk';
 
 export const SEEDED_PLANTS = 1000;

@@ -135,3 +135,49 @@ describe('serving an embedded store', () => {
     }
   });
 });
+
+describe('embedded use: store.changes()', () => {
+  it('iterates every later change with its cursor, resumes after one, resets on an unknown one, and ends when the loop leaves or the store closes', async () => {
+    const store = await createPlantStore();
+    try {
+      const seen: string[] = [];
+      const cursors: string[] = [];
+      const following = (async () => {
+        for await (const change of store.changes()) {
+          seen.push(`${change.type} ${JSON.stringify(change.data)}`);
+          cursors.push(change.cursor);
+          if (seen.length === 3) break;
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await store.create({ id: 1, name: 'one', tag: 'green' });
+      await store.create({ id: 2, name: 'two' });
+      await store.delete(1);
+      await following;
+      expect(seen).to.deep.equal(['plant.created {"id":1,"name":"one","tag":"green"}', 'plant.created {"id":2,"name":"two"}', 'plant.deleted {"id":1}']);
+      // Resumed after the first: the two after it, then (leaving) nothing more.
+      const resumed: string[] = [];
+      for await (const change of store.changes({ after: cursors[0] })) {
+        resumed.push(change.cursor);
+        if (resumed.length === 2) break;
+      }
+      expect(resumed).to.deep.equal(cursors.slice(1));
+      const reset = store.changes({ after: 'not-a-cursor' })[Symbol.asyncIterator]();
+      expect((await reset.next()).value).to.include({ type: 'feed.reset' });
+      await reset.return?.(undefined);
+      // A sandbox's changes only; an open iteration ends when the store closes.
+      const sandbox = store.sandbox('garden-a');
+      const inSandbox = sandbox.changes()[Symbol.asyncIterator]();
+      const next = inSandbox.next();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await store.create({ id: 3, name: 'default three' });
+      await sandbox.create({ id: 3, name: 'sandbox three' });
+      expect((await next).value).to.deep.include({ type: 'plant.created', data: { id: 3, name: 'sandbox three' } });
+      const pending = inSandbox.next();
+      await store.close();
+      expect((await pending).done).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+});

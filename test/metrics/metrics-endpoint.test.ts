@@ -68,6 +68,21 @@ describe('GET /metrics and what it counts (HTTP, refusals, storage)', () => {
     }
   });
 
+  it('plant_store_feed_streams counts the change streams open now', async () => {
+    const served: HttpServer = await startHttpServer(undefined, { env: { PLANT_STORE_METRICS: 'on' } });
+    const streams = [new AbortController(), new AbortController()];
+    try {
+      const streamsNow = async () => valueOf(samplesOf((await served.http.get(served.http.root('/metrics'), { token: null })).text), 'plant_store_feed_streams');
+      for (const stream of streams) expect((await fetch(`${served.url}/plants/changes`, { headers: { Authorization: `Bearer ${served.token}` }, signal: stream.signal })).status).to.equal(200);
+      await eventually(async () => (await streamsNow()) === 2, { timeoutMs: 5000 });
+      streams[0]!.abort();
+      await eventually(async () => (await streamsNow()) === 1, { timeoutMs: 5000 });
+    } finally {
+      for (const stream of streams) stream.abort();
+      await served.close();
+    }
+  });
+
   it('counts requests by method, route template and status (unknown paths as unmatched), with their durations', async () => {
     await start();
     await http.create(7, 'Fern', { token: writer });

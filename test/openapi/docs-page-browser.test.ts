@@ -135,6 +135,71 @@ describe('the docs page in a headless browser', function () {
   });
 });
 
+describe("the change feed in a headless browser: Chromium's own EventSource", function () {
+  this.timeout(90_000);
+  const what = 'live events in order; closed, changes made, then a new EventSource with ?after= the last id: exactly the missed ones';
+
+  if (!existsSync(chromiumPath) && !inCi) {
+    it(`${what} — pending: no Chromium at ${chromiumPath} (install the Debian package chromium; CI does)`);
+    return;
+  }
+
+  let api: HttpServer | undefined;
+  let context: BrowserContext | undefined;
+  let profile: TempDir | undefined;
+  afterEach(async () => {
+    await context?.close();
+    await api?.close();
+    profile?.remove();
+    context = api = profile = undefined;
+  });
+
+  it(what, async () => {
+    if (!existsSync(chromiumPath)) throw new Error(`CI needs Chromium at ${chromiumPath}: .ci/run installs the Debian package chromium`);
+    api = await startHttpServer();
+    profile = tempDir('plant-store-chromium-');
+    context = await chromium.launchPersistentContext(profile.path, { executablePath: chromiumPath, args: flags });
+    const { page, blocked, errors } = await watchedPage(context, new URL(api.url).host);
+    await page.goto(`${api.url}/docs`);
+    // The page's own origin, so the docs page's Content-Security-Policy applies as it would for a user.
+    const follow = (query: string) =>
+      page.evaluate(
+        (query) =>
+          new Promise<void>((resolve, reject) => {
+            const w = window as unknown as { received: string[][]; feed?: EventSource };
+            w.feed?.close();
+            w.received = [];
+            const feed = (w.feed = new EventSource(`/plants/changes?${query}`));
+            for (const type of ['plant.created', 'plant.deleted', 'feed.reset']) feed.addEventListener(type, (event) => w.received.push([type, (event as MessageEvent).data, (event as MessageEvent).lastEventId]));
+            feed.onopen = () => resolve();
+            feed.onerror = () => reject(new Error('the EventSource failed'));
+          }),
+        query,
+      );
+    const received = async (count: number) => {
+      await page.waitForFunction((count) => (window as unknown as { received: unknown[] }).received.length >= count, count);
+      return page.evaluate(() => (window as unknown as { received: string[][] }).received);
+    };
+
+    await follow(`access_token=${api.token}`);
+    await api.http.create(1, 'Monstera');
+    await api.http.create(2, 'Calathea');
+    await api.http.delete('/plants/1');
+    const live = await received(3);
+    expect(live.map(([type, data]) => `${type} ${data}`)).to.deep.equal(['plant.created {"id":1,"name":"Monstera"}', 'plant.created {"id":2,"name":"Calathea"}', 'plant.deleted {"id":1}']);
+
+    await page.evaluate(() => (window as unknown as { feed: EventSource }).feed.close());
+    for (let id = 3; id <= 12; id++) await api.http.create(id, `while away ${id}`);
+    await follow(`access_token=${api.token}&after=${encodeURIComponent(live.at(-1)![2]!)}`);
+    await api.http.create(13, 'after the resume');
+    const resumed = await received(11);
+    expect(resumed.map(([type, data]) => `${type} ${JSON.parse(data!).id}`)).to.deep.equal(Array.from({ length: 11 }, (_, i) => `plant.created ${i + 3}`));
+
+    expect(blocked, 'requests that left the test server').to.deep.equal([]);
+    expect(errors, 'console errors (a CSP violation is one)').to.deep.equal([]);
+  });
+});
+
 /** A page whose requests can only reach `host`; what else it tried and any console error are collected. */
 async function watchedPage(context: BrowserContext, host: string): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
   const blocked: string[] = [];

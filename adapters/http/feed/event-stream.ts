@@ -42,11 +42,28 @@ export async function writeEventStream(res: ServerResponse, following: Following
   try {
     const opening = following.reset ? `id: ${following.start}\nevent: feed.reset\ndata: {}\n\n` : `id: ${following.start}\n\n`;
     res.write(`retry: ${limits.retryMs}\n${opening}`);
+    // The events of one turn of the event loop go out as one write: a client catching up on
+    // thousands costs a few socket writes, not one (and its bookkeeping) per event.
+    let corked = false;
+    const uncork = () => {
+      if (!corked) return;
+      corked = false;
+      res.uncork();
+    };
     for await (const change of following.changes) {
       if (stop.signal.aborted || res.destroyed) break;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(uncork);
+      }
       res.write(message(change));
-      if (res.writableLength > limits.bufferBytes && !(await drained(res, limits.drainTimeoutMs, stop.signal))) finish('slow-client');
+      if (res.writableLength > limits.bufferBytes) {
+        uncork();
+        if (!(await drained(res, limits.drainTimeoutMs, stop.signal))) finish('slow-client');
+      }
     }
+    uncork();
     finish('server-closing');
   } catch {
     finish('failed');

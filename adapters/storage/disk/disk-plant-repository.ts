@@ -7,12 +7,14 @@ import {
   sandboxFull,
   checkedSandboxName,
   type AddLimits,
+  type ChangeLog,
   type OutboxRecord,
   type PageRequest,
   type PendingDelivery,
   type Plant,
   type PlantRepository,
 } from '../../../core/index.js';
+import { DiskChangeLog, type RecordChange } from './disk-change-log.js';
 import { DiskDeliveryOutbox, type PlantKey } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { prepareDataDir } from './data-dir.js';
@@ -39,7 +41,7 @@ export interface DiskPlantRepositoryOptions {
 export const DATABASE_FILE_NAME = 'plants.lmdb';
 
 /**
- * Named databases a process may open in the environment (lmdb-js's default is 12; eleven
+ * Named databases a process may open in the environment (lmdb-js's default is 12; fourteen
  * are used). A bound per open handle, not a property of the file: a release opening fewer
  * databases, 1.0 included, opens a directory holding more.
  */
@@ -102,6 +104,10 @@ export class DiskPlantRepository implements PlantRepository {
   readonly outbox: DiskDeliveryOutbox;
   /** The self-service sandboxes, in the same environment. */
   readonly sandboxes: DiskSandboxRegistry;
+  /** Every sandbox's changes, in the same environment; absent in a read-only open. */
+  readonly changeRetention: DiskChangeLog | undefined;
+  /** The default sandbox's changes. */
+  readonly changes: ChangeLog | undefined;
   /** For start-up lines and logs. */
   readonly description: string;
 
@@ -123,6 +129,9 @@ export class DiskPlantRepository implements PlantRepository {
     this.sandboxCounts = root.openDB<number, string>({ name: 'sandbox-plant-counts' }) as Database<number, string> | undefined;
     this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);
     this.sandboxes = new DiskSandboxRegistry(root, { read: (read) => this.read(read), write: (start) => this.write(start) });
+    // A reader (an export) follows no feed, and could not make the log's id.
+    this.changeRetention = lock === undefined ? undefined : new DiskChangeLog(root, (read) => this.read(read), (start) => this.write(start));
+    this.changes = this.changeRetention?.of(DEFAULT_SANDBOX);
     this.description = `disk ${directory}`;
   }
 
@@ -157,7 +166,7 @@ export class DiskPlantRepository implements PlantRepository {
       // is decided in it too, before any write (lmdb-js keeps a callback's writes when it throws).
       let recorded: OutboxRecord | undefined;
       let full = false;
-      const added = await this.writeWithDeliveries(plant.id, () => recorded, () =>
+      const added = await this.recording((record) => this.writeWithDeliveries(plant.id, () => recorded, () =>
         this.root.transaction(() => {
           if (this.plants.doesExist(plant.id)) return false;
           // No count is kept for the default sandbox (release 1.0 writes it too and would not
@@ -169,32 +178,39 @@ export class DiskPlantRepository implements PlantRepository {
           void this.plants.put(plant.id, stored);
           if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
           recorded = this.outbox.recordIn(plant.id, deliveries);
+          record(DEFAULT_SANDBOX, { created: plant });
           return true;
         }),
-      );
+      ));
       if (full) throw sandboxFull(maxPlants!);
       return added;
     }
     // The existence check runs inside the write transaction: atomic, however many race.
-    return this.write(() =>
-      this.plants.ifNoExists(plant.id, () => {
-        void this.plants.put(plant.id, stored);
-        if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
-      }),
+    return this.recording((record) =>
+      this.write(() =>
+        this.plants.ifNoExists(plant.id, () => {
+          void this.plants.put(plant.id, stored);
+          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+          record(DEFAULT_SANDBOX, { created: plant });
+        }),
+      ),
     );
   }
 
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
-    return this.write(() =>
-      this.root.transaction(() =>
-        plants.map((plant) => {
-          if (this.plants.doesExist(plant.id)) return false;
-          const stored = toStored(plant);
-          void this.plants.put(plant.id, stored);
-          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
-          return true;
-        }),
+    return this.recording((record) =>
+      this.write(() =>
+        this.root.transaction(() =>
+          plants.map((plant) => {
+            if (this.plants.doesExist(plant.id)) return false;
+            const stored = toStored(plant);
+            void this.plants.put(plant.id, stored);
+            if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+            record(DEFAULT_SANDBOX, { created: plant });
+            return true;
+          }),
+        ),
       ),
     );
   }
@@ -202,15 +218,18 @@ export class DiskPlantRepository implements PlantRepository {
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     // Runs inside the write transaction, so the tag read is the one removed.
     let recorded: OutboxRecord | undefined;
-    return this.writeWithDeliveries(id, () => recorded, () =>
-      this.plants.transaction(() => {
-        const stored = this.plants.get(id);
-        if (stored === undefined) return false;
-        void this.plants.remove(id);
-        if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
-        recorded = this.outbox.recordIn(id, deliveries);
-        return true;
-      }),
+    return this.recording((record) =>
+      this.writeWithDeliveries(id, () => recorded, () =>
+        this.plants.transaction(() => {
+          const stored = this.plants.get(id);
+          if (stored === undefined) return false;
+          void this.plants.remove(id);
+          if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
+          recorded = this.outbox.recordIn(id, deliveries);
+          record(DEFAULT_SANDBOX, { deleted: id });
+          return true;
+        }),
+      ),
     );
   }
 
@@ -296,6 +315,11 @@ export class DiskPlantRepository implements PlantRepository {
     }
   }
 
+  /** A write recording its changes in the change log (see DiskChangeLog.writing); a read-only open records none (and writes nothing). */
+  private recording<T>(write: (record: RecordChange) => Promise<T>): Promise<T> {
+    return this.changeRetention === undefined ? write(() => {}) : this.changeRetention.writing(write);
+  }
+
   /** What the named sandboxes' views share with this repository. */
   private sandboxHost(): SandboxHost {
     return {
@@ -305,6 +329,8 @@ export class DiskPlantRepository implements PlantRepository {
       counts: this.sandboxCounts,
       outbox: this.outbox,
       sandboxes: this.sandboxes,
+      changeLog: this.changeRetention,
+      recording: (write) => this.recording(write),
       read: (read) => this.read(read),
       write: (start) => this.write(start),
       writeWithDeliveries: (key, recorded, start) => this.writeWithDeliveries(key, recorded, start),

@@ -3,6 +3,7 @@ import {
   MAX_PLANT_ID,
   sandboxFull,
   type AddLimits,
+  type ChangeLog,
   type OutboxRecord,
   type PageRequest,
   type PendingDelivery,
@@ -11,6 +12,7 @@ import {
 } from '../../../core/index.js';
 import { namedPlantKey, sandboxRange, type DiskDeliveryOutbox, type DroppedRecord, type PlantKey, type SandboxPlantKey } from './disk-delivery-outbox.js';
 import type { DiskSandboxRegistry } from './disk-sandbox-registry.js';
+import type { DiskChangeLog, RecordChange } from './disk-change-log.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
 
@@ -27,6 +29,10 @@ export interface SandboxHost {
   readonly counts: Database<number, string> | undefined;
   readonly outbox: DiskDeliveryOutbox;
   readonly sandboxes: DiskSandboxRegistry;
+  /** Every sandbox's changes; absent in a read-only open. */
+  readonly changeLog: DiskChangeLog | undefined;
+  /** A write recording its changes in the change log (DiskChangeLog.writing). */
+  recording<T>(write: (record: RecordChange) => Promise<T>): Promise<T>;
   /** A synchronous read, failing as StorageUnavailable (after close too). */
   read<T>(read: () => T): T;
   /** A write, answered once on disk. */
@@ -66,12 +72,15 @@ export interface SandboxHost {
 export class DiskSandbox implements PlantRepository {
   /** The deliveries recorded with the changes: the environment's one outbox. */
   readonly outbox: DiskDeliveryOutbox;
+  /** This sandbox's changes, in the environment's change log. */
+  readonly changes: ChangeLog | undefined;
 
   constructor(
     private readonly host: SandboxHost,
     readonly name: string,
   ) {
     this.outbox = host.outbox;
+    this.changes = host.changeLog?.of(name);
   }
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
@@ -111,7 +120,7 @@ export class DiskSandbox implements PlantRepository {
     // The plant, its count and its deliveries in one transaction: one commit, all or none.
     // The id is checked first: a taken id is a conflict even in a full sandbox.
     let recorded: OutboxRecord | undefined;
-    const added = await this.host.writeWithDeliveries(namedPlantKey(name, plant.id), () => recorded, () =>
+    const added = await this.host.recording((record) => this.host.writeWithDeliveries(namedPlantKey(name, plant.id), () => recorded, () =>
       root.transaction(() => {
         if (plants.doesExist(key)) return false;
         const count = this.countIn(plants, counts);
@@ -124,9 +133,10 @@ export class DiskSandbox implements PlantRepository {
         if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
         this.setCount(counts, count + 1);
         recorded = outbox.recordInSandbox(name, plant.id, deliveries);
+        record(name, { created: plant });
         return true;
       }),
-    );
+    ));
     if (full) throw sandboxFull(maxPlants!);
     return added;
   }
@@ -135,7 +145,7 @@ export class DiskSandbox implements PlantRepository {
     const [plants, byTag, counts] = this.writable();
     const name = this.name;
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
-    return this.host.write(() =>
+    return this.host.recording((record) => this.host.write(() =>
       this.host.root.transaction(() => {
         let count = this.countIn(plants, counts);
         const added = list.map((plant) => {
@@ -145,12 +155,13 @@ export class DiskSandbox implements PlantRepository {
           void plants.put(key, stored);
           if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
           count++;
+          record(name, { created: plant });
           return true;
         });
         this.setCount(counts, count);
         return added;
       }),
-    );
+    ));
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
@@ -160,7 +171,7 @@ export class DiskSandbox implements PlantRepository {
     const key: SandboxPlantKey = [name, id];
     // Runs inside the write transaction, so the tag read is the one removed.
     let recorded: OutboxRecord | undefined;
-    return this.host.writeWithDeliveries(namedPlantKey(name, id), () => recorded, () =>
+    return this.host.recording((record) => this.host.writeWithDeliveries(namedPlantKey(name, id), () => recorded, () =>
       root.transaction(() => {
         const stored = plants.get(key);
         if (stored === undefined) return false;
@@ -170,9 +181,10 @@ export class DiskSandbox implements PlantRepository {
         if (stored.tag !== undefined && stored.tag !== null) void byTag.remove([name, stored.tag, id]);
         this.setCount(counts, count - 1);
         recorded = outbox.recordInSandbox(name, id, deliveries);
+        record(name, { deleted: id });
         return true;
       }),
-    );
+    ));
   }
 
   /**
@@ -200,6 +212,7 @@ export class DiskSandbox implements PlantRepository {
             this.setCount(counts, count - gone.length);
           }
           dropped = outbox.dropSandboxIn(name, limit - gone.length);
+          this.host.changeLog?.forgetSandboxIn(name);
           return gone.length + dropped.length;
         }),
       () => outbox.noteDropped(dropped),

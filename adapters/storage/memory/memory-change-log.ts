@@ -46,8 +46,8 @@ export class MemoryChangeLogs implements ChangeRetention {
     if (log === undefined) return;
     log.entries = [];
     log.start = 0;
-    log.prunedThrough = this.sequence;
-    if (log.waiting.size === 0) this.logs.delete(sandbox);
+    // Past the newest number: even a cursor of the sandbox's last change resets.
+    log.prunedThrough = this.sequence + 1;
   }
 
   async pruneBefore(time: number, limit: number): Promise<number> {

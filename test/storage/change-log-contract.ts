@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { FollowChanges, type PlantChange, type PlantRepository } from '../../core/index.js';
+import type { StorageFactory, StorageFixture } from './storage-contract.js';
+
+/** Every change a reader has, read until it has `count` or `timeoutMs` passes. */
+async function readAll(open: Awaited<ReturnType<NonNullable<PlantRepository['changes']>['open']>>, count: number, timeoutMs = 5_000): Promise<PlantChange[]> {
+  const changes: PlantChange[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (changes.length < count && Date.now() < deadline) {
+    const batch = await open.reader.next(1000);
+    changes.push(...batch);
+    if (batch.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return changes;
+}
+
+const described = (change: PlantChange) => `${change.event.type} ${change.event.data.id}`;
+
+/**
+ * The change log every storage with a change feed keeps (ChangeLog, ChangeRetention).
+ * `exactly`: a reader gets each change once (memory, disk); otherwise at least once.
+ */
+export function changeLogContract(adapterName: string, factory: StorageFactory, exactly: boolean): void {
+  describe(`${adapterName} change log contract`, () => {
+    let fixture: StorageFixture;
+    let repo: PlantRepository;
+    beforeEach(async () => {
+      fixture = await factory();
+      repo = fixture.repository;
+    });
+    afterEach(async () => fixture?.close());
+    const log = (repository: PlantRepository = repo) => repository.changes!;
+
+    it('records every create and delete, refused ones not, in commit order; a reader from a cursor gets what came after it', async () => {
+      const start = await log().open(undefined);
+      expect(start.reset).to.equal(false);
+      await repo.add({ id: 2, name: 'two', tag: 'green' });
+      expect(await repo.add({ id: 2, name: 'again' }), 'a taken id').to.equal(false);
+      await repo.add({ id: 1, name: 'one' });
+      expect(await repo.remove(2)).to.equal(true);
+      expect(await repo.remove(2), 'a missing id').to.equal(false);
+      const changes = await readAll(start, 3);
+      expect(changes.map((change) => change.event)).to.deep.equal([
+        { type: 'plant.created', data: { id: 2, name: 'two', tag: 'green' } },
+        { type: 'plant.created', data: { id: 1, name: 'one' } },
+        { type: 'plant.deleted', data: { id: 2 } },
+      ]);
+      const resumed = await log().open(changes[0]!.cursor);
+      expect(resumed.reset).to.equal(false);
+      const after = await readAll(resumed, 2);
+      if (exactly) expect(after.map(described)).to.deep.equal(['plant.created 1', 'plant.deleted 2']);
+      else expect(after.map(described)).to.include.members(['plant.created 1', 'plant.deleted 2']);
+    });
+
+    it('concurrent writes: a reader reading all along gets every one, each once, none before it settled', async () => {
+      const start = await log().open(undefined);
+      const seen: PlantChange[] = [];
+      let writing = true;
+      const reading = (async () => {
+        while (writing) {
+          seen.push(...(await start.reader.next(50)));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      await Promise.all(Array.from({ length: 300 }, (_, i) => repo.add({ id: i + 1, name: `p${i + 1}` })));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => repo.remove(i + 1)));
+      writing = false;
+      await reading;
+      seen.push(...(await readAll(start, 400 - seen.length)));
+      const unique = new Map(seen.map((change) => [change.cursor, described(change)]));
+      expect(unique.size).to.equal(400);
+      if (exactly) expect(seen.length, 'no change twice').to.equal(400);
+      for (let id = 1; id <= 100; id++) {
+        const order = [...unique.values()].filter((change) => change.endsWith(` ${id}`));
+        expect(order, `plant ${id}'s changes in order`).to.deep.equal([`plant.created ${id}`, `plant.deleted ${id}`]);
+      }
+    });
+
+    it('a cursor that is malformed, forged or another log\'s opens as a reset at the newest change', async () => {
+      await repo.add({ id: 1, name: 'one' });
+      for (const cursor of ['', 'garbage', '0', 'ffffffff-1', 'm1.x', '-'.repeat(200)]) {
+        const opened = await log().open(cursor);
+        expect(opened.reset, JSON.stringify(cursor)).to.equal(true);
+        expect(await opened.reader.next(10), 'nothing from before').to.deep.equal([]);
+      }
+    });
+
+    it('retention: a cursor older than what is kept resets; one within it does not', async function () {
+      const start = await log().open(undefined);
+      await repo.add({ id: 1, name: 'old' });
+      const [old] = await readAll(start, 1);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const cut = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await repo.add({ id: 2, name: 'recent' });
+      const [recent] = await readAll(start, 1);
+      expect(await repo.changeRetention!.pruneBefore(cut, 1000), 'changes pruned').to.equal(1);
+      expect((await log().open(start.reader.position)).reset, 'the newest cursor').to.equal(false);
+      expect((await log().open(recent!.cursor)).reset, 'a cursor within retention').to.equal(false);
+      const behind = await log().open(old!.cursor);
+      if (exactly) expect(behind.reset, 'a cursor before the pruned change').to.equal(false);
+      const beforeAll = await log().open(undefined);
+      expect(beforeAll.reset).to.equal(false);
+      // The cursor of the change before the pruned one's: it has missed a change.
+      const missed = await readAll(await log().open(old!.cursor), 1, 200);
+      if (exactly) expect(missed.map(described), 'the pruned change is not read').to.deep.equal(['plant.created 2']);
+    });
+
+    it('each sandbox has its own log: the same ids, no change of another sandbox read', async () => {
+      const a = repo.sandbox!('garden-a');
+      const b = repo.sandbox!('garden-b');
+      const [fromA, fromB, fromDefault] = await Promise.all([log(a).open(undefined), log(b).open(undefined), log().open(undefined)]);
+      await a.add({ id: 1, name: 'a' });
+      await b.add({ id: 1, name: 'b' });
+      await b.remove(1);
+      expect((await readAll(fromA, 1)).map((change) => change.event)).to.deep.equal([{ type: 'plant.created', data: { id: 1, name: 'a' }, sandbox: 'garden-a' }]);
+      expect((await readAll(fromB, 2)).map(described)).to.deep.equal(['plant.created 1', 'plant.deleted 1']);
+      expect(await fromDefault.reader.next(10)).to.deep.equal([]);
+      // b's cursor read in a: nothing of b's.
+      const crossed = await log(a).open(fromB.reader.position);
+      await a.add({ id: 2, name: 'a2' });
+      expect((await readAll(crossed, 1)).every((change) => change.event.sandbox === 'garden-a')).to.equal(true);
+    });
+
+    it('a purged sandbox forgets its changes: its cursors reset, a sandbox made anew under its name starts empty', async () => {
+      const gone = repo.sandbox!('short-lived');
+      const opened = await log(gone).open(undefined);
+      await gone.add({ id: 1, name: 'x' });
+      const [change] = await readAll(opened, 1);
+      while ((await gone.purge!(10)) > 0);
+      expect((await log(gone).open(change!.cursor)).reset).to.equal(true);
+      const anew = await log(repo.sandbox!('short-lived')).open(undefined);
+      expect(await anew.reader.next(10)).to.deep.equal([]);
+    });
+
+    it('FollowChanges: a follower waits for the next change and is woken by it', async () => {
+      const stop = new AbortController();
+      const following = await new FollowChanges(repo).execute(undefined, undefined, stop.signal);
+      const iterator = following.changes[Symbol.asyncIterator]();
+      const next = iterator.next();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await repo.add({ id: 9, name: 'nine' });
+      const { value } = await next;
+      expect(value.event).to.deep.equal({ type: 'plant.created', data: { id: 9, name: 'nine' } });
+      stop.abort();
+      expect((await iterator.next()).done, 'ends when aborted').to.equal(true);
+    });
+  });
+}

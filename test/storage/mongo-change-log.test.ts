@@ -164,12 +164,14 @@ describe('MongoDB change log', () => {
     }
   });
 
-  it('a purge takes a sandbox\'s changes with its plants; other sandboxes\' stay', async () => {
+  it('a purge takes a sandbox\'s changes with its plants, and marks when (retention prunes the mark with them); other sandboxes\' stay', async () => {
     const repository = server();
     for (const id of [1, 2]) await repository.sandbox('gone').add({ id, name: `g${id}` });
     await repository.sandbox('kept').add({ id: 1, name: 'k1' });
     while ((await repository.sandbox('gone').purge(10)) > 0);
-    expect(log.documents().map((document) => document.sb)).to.deep.equal(['kept']);
+    expect(log.documents().map((document) => document.sb ?? document._id)).to.deep.equal(['kept', '~purged/gone']);
+    await repository.changeRetention!.pruneBefore(Date.now() + 1, 10);
+    expect(log.documents().map((document) => document._id)).to.deep.equal(['~retention']);
   });
 });
 

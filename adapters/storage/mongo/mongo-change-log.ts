@@ -14,12 +14,19 @@ export const CHANGE_TIME_INDEX = { key: { at: 1 }, name: 'at_1' } as const;
 /** The plants with changes not yet copied into the log, for the sweeper: sparse, so only they are in it. */
 export const PENDING_INDEX = { key: { feedSince: 1 }, name: 'feedSince_1' } as const;
 
-/** The `_id` of the document that says up to when retention has pruned (no event id looks like it). */
+/**
+ * Marks kept in the log collection (no event id looks like their `_id`s; they have no `sb`, so
+ * no reader meets them): `~retention` says from when the log holds every change (when it was
+ * made, then how far retention pruned), `~purged/<sandbox>` when a sandbox's changes went.
+ */
 const RETENTION_MARK = '~retention';
-interface RetentionMark {
+const purgeMark = (sandbox: string) => `~purged/${sandbox}`;
+interface Mark {
   _id: string;
   /** Changes with an earlier `at` (µs) may be gone: a cursor before it resets. */
   before: number;
+  /** A purge mark's time, so retention prunes it with the changes of its time. */
+  at?: number;
 }
 
 /**
@@ -44,7 +51,7 @@ export class MongoChangeLog implements ChangeRetention {
   /** The last `at` stamped: this process's, or this log's on a clock of the caller's own. */
   private readonly stamped: { last: number };
   private readonly eventId: () => string;
-  private readonly marks: Collection<RetentionMark>;
+  private readonly marks: Collection<Mark>;
 
   constructor(
     private readonly changes: Collection<ChangeDocument>,
@@ -57,13 +64,22 @@ export class MongoChangeLog implements ChangeRetention {
     this.stamped = own.now === undefined ? processStamps : { last: 0 };
     this.eventId = eventIds(own.random);
     // The mark lives in the same collection: it has no `sb` or `at`, so no query of changes meets it.
-    this.marks = changes as unknown as Collection<RetentionMark>;
+    this.marks = changes as unknown as Collection<Mark>;
     this.poller = new ChangePoller(changes, this.clockUs, timeoutMS);
   }
 
+  /** Creates the indexes, and for a new log its retention mark: it holds every change from now on. */
   async ensureIndexes(): Promise<void> {
     for (const index of [CHANGE_ORDER_INDEX, CHANGE_TIME_INDEX]) await withDeadline(this.timeoutMS, () => this.changes.createIndex(index.key, { name: index.name }));
     await withDeadline(this.timeoutMS, () => this.plants.createIndex(PENDING_INDEX.key, { name: PENDING_INDEX.name, sparse: true }));
+    await withDeadline(this.timeoutMS, async () => {
+      try {
+        await this.marks.updateOne({ _id: RETENTION_MARK }, { $setOnInsert: { before: this.clockUs() } }, { upsert: true });
+      } catch (error) {
+        // Another server made it at the same moment.
+        if (!isDuplicateKey(error)) throw error;
+      }
+    });
   }
 
   /** The change to write with a create of `plant`. */
@@ -145,10 +161,12 @@ export class MongoChangeLog implements ChangeRetention {
 
   /**
    * Deletes a purged sandbox's changes (run in the purge's call, once its plants are gone), so
-   * a sandbox of the same name made later shows nothing of them. One delete on the server,
-   * which MongoDB runs without holding up other writes.
+   * a sandbox of the same name made later shows nothing of them, and its cursors reset. One
+   * delete on the server, which MongoDB runs without holding up other writes.
    */
   async drop(sandbox: string): Promise<void> {
+    const now = this.clockUs();
+    await this.marks.updateOne({ _id: purgeMark(sandbox) }, { $max: { before: now, at: now } }, { upsert: true });
     await this.changes.deleteMany({ sb: sandbox });
   }
 
@@ -169,7 +187,7 @@ export class MongoChangeLog implements ChangeRetention {
     const now = this.clockUs();
     const given = cursor === undefined ? undefined : positionOf(cursor);
     // A cursor from the future was not made here (or by a clock far off): like a malformed one.
-    if (given !== undefined && given.at <= now + FEED_WINDOW_MS * US_PER_MS && given.at >= (await this.retainedSince())) return { reader: this.reader(sandbox, given), reset: false };
+    if (given !== undefined && given.at <= now + FEED_WINDOW_MS * US_PER_MS && given.at >= (await this.heldSince(sandbox))) return { reader: this.reader(sandbox, given), reset: false };
     // From now: what is readable now is taken as read, so only later changes come.
     const reader = this.reader(sandbox, { at: now, id: '' });
     await reader.skipReadable();
@@ -180,10 +198,10 @@ export class MongoChangeLog implements ChangeRetention {
     return new MongoChangeReader(this.changes, sandbox, start, this.clockUs, this.timeoutMS);
   }
 
-  /** The earliest `at` (µs) the log still holds every change from. */
-  private async retainedSince(): Promise<number> {
-    const mark = await withDeadline(this.timeoutMS, (signal) => this.marks.findOne({ _id: RETENTION_MARK }, { signal }));
-    return mark?.before ?? -Infinity;
+  /** The earliest `at` (µs) from which the log holds every change of `sandbox`. */
+  private async heldSince(sandbox: string): Promise<number> {
+    const marks = await withDeadline(this.timeoutMS, (signal) => this.marks.find({ _id: { $in: [RETENTION_MARK, purgeMark(sandbox)] } }, { signal }).toArray());
+    return Math.max(-Infinity, ...marks.map((mark) => mark.before));
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sequenceCursor, sequenceOf, type ChangeLog, type ChangeReader, type ChangeRetention, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { type ChangeLog, type ChangeReader, type ChangeRetention, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
 
 /** A recorded change: the event (its plant frozen, as the trees keep it) and when. */
 interface Entry {

@@ -23,6 +23,10 @@ export const STALLED = {
   /** Pause between one list request's answer and the next request. */
   listPauseMs: 50,
   rssSampleMs: 100,
+  /** A list request not answered by then counts as failed: a stuck server cannot pass target 15. */
+  listTimeoutMs: 2000,
+  /** How long the reading stream may take to receive every create once the writes have ended. */
+  readerTimeoutMs: 60_000,
   /** The server waits 10 s for a stalled stream to drain before cutting it (event-stream.ts): this is beyond. */
   endTimeoutMs: 30_000,
 } as const;
@@ -45,10 +49,10 @@ export interface StalledRun {
   readonly endedAtSeconds: number;
   /** Stalled streams that, read at last, ended: the server had ended them. */
   readonly endedByServer: number;
-  /** Plant events the reading stream received, and whether it was still open at the end. */
+  /** Plant events the reading stream received (fewer than `written`: it had not caught up by STALLED.readerTimeoutMs), and whether it was still open at the end. */
   readonly readerEvents: number;
   readonly readerOpen: boolean;
-  /** The lister's `GET /plants?limit=100` while the writes ran, one at a time. */
+  /** The lister's `GET /plants?limit=100` while the writes ran, one at a time; failed counts those not answered 2xx within STALLED.listTimeoutMs. */
   readonly lists: { readonly count: number; readonly failed: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
 }
 
@@ -74,6 +78,9 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
     const writing = performance.now();
     let wroteAt: number | undefined;
     const ended = watchEnds(server, writing, () => wroteAt);
+    // Handled now, awaited later: if a /metrics poll fails, or the writes throw first, the
+    // run fails through the section's catch instead of as an unhandled rejection.
+    ended.catch(() => {});
     progress(`${label}: writing ${STALLED.changes.toLocaleString('en-US')} creates over ${STALLED.writers} connections; RSS ${megabytes(rssBefore)} before`);
     const writes = await autocannon({
       url: server.url,
@@ -84,7 +91,10 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
     wroteAt = performance.now();
     const writeSeconds = (wroteAt - writing) / 1000;
     const written = writes['2xx'];
-    await eventually(() => readerEvents >= written, { what: `the reading stream to receive ${written} events`, timeoutMs: 60_000, context: () => `${readerEvents} received` });
+    // A reader that falls behind is a figure of the run (target 15 fails on it), not the section's end.
+    await eventually(() => readerEvents >= written, { what: `the reading stream to receive ${written} events`, timeoutMs: STALLED.readerTimeoutMs, context: () => `${readerEvents} received` }).catch(
+      (error: Error) => progress(`${label}: ${error.message}`),
+    );
     // Sampling goes on until the server has ended the stalled streams: it holds their buffers until then.
     const { openAfter, endedAtSeconds } = await ended;
     clearInterval(sampler);
@@ -155,10 +165,15 @@ function startLister(server: Contender, token: string) {
   const running = (async () => {
     while (!stopping) {
       const started = performance.now();
-      const ok = await fetch(`${server.url}${server.listPath(LIST_LIMIT)}`, { headers: { authorization: `Bearer ${token}` } }).then(
-        async (response) => (await response.arrayBuffer(), response.ok),
-        () => false,
-      );
+      let ok: boolean;
+      try {
+        // Timed out (answer or body): failed, so that a server stuck under the writes shows.
+        const response = await fetch(`${server.url}${server.listPath(LIST_LIMIT)}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(STALLED.listTimeoutMs) });
+        await response.arrayBuffer();
+        ok = response.ok;
+      } catch {
+        ok = false;
+      }
       if (ok) times.push(performance.now() - started);
       else failed++;
       await new Promise((resolve) => setTimeout(resolve, STALLED.listPauseMs));
@@ -168,7 +183,7 @@ function startLister(server: Contender, token: string) {
     stop: async () => {
       stopping = true;
       await running;
-      return { count: times.length + failed, failed, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: Math.max(...times) };
+      return { count: times.length + failed, failed, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: times.length === 0 ? Number.NaN : Math.max(...times) };
     },
   };
 }

@@ -1,13 +1,13 @@
 /** The feed section's part of BENCHMARKS.md, and its targets (14 and 15). */
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
-import { FAN_OUT, type Latency } from './feed-fanout.js';
+import { FAN_OUT } from './feed-fanout.js';
 import { CATCH_UP_TIMEOUT_MS, FEED_CONTENDERS, FEED_STREAMS_W2, type FeedOutcome, type FeedW2 } from './feed-section.js';
 import { STALLED, type StalledRun } from './feed-stalled.js';
-import type { RunResult } from './load.js';
-import { failures, pairedRatio } from './run-figures.js';
-import type { Series } from './sections.js';
-import { spread } from './stats.js';
-import type { TargetLine } from './targets.js';
+import { LIST_LIMIT } from './load.js';
+import { failures, pairedRatio, perCpuEach, runsOf } from './run-figures.js';
+import { SEEDED_PLANTS, type Series } from './sections.js';
+import { spread, type Latency } from './stats.js';
+import { mark, type TargetLine } from './targets.js';
 
 const MIN_IDLE_VS_NONE = 0.9;
 /** The slowest list allowed while the writes run: the lister's own limit, past which it gives up and counts the list failed. */
@@ -18,9 +18,6 @@ const titles = {
   15: `${STALLED.streams} feed streams that never read while ${integer(STALLED.changes)} creates are written: each ended by the server, a reading stream given every event, list requests answered throughout, each within ${integer(MAX_LIST_MS)} ms (RSS reported)`,
 } as const;
 
-const mark = (ok: boolean) => (ok ? '✓' : '✗');
-const runsOf = (series: readonly Series[], contender: string) => series.find((s) => s.contender === contender)!.runs;
-const perCpu = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerCpuSecond);
 const ms = (n: number) => `${decimal(n)} ms`;
 
 /** Idle against none, and following against none with the CPU its streams took to catch up after each run (median over the measured runs). */
@@ -30,8 +27,8 @@ function ratios(w2: FeedW2) {
   const following = runsOf(w2.series, FEED_CONTENDERS.following);
   const followingPerCpu = following.map((r) => r.requests / (r.serverCpuSeconds + (w2.catchUpCpu.get(r) ?? 0)));
   return {
-    idle: pairedRatio(perCpu(idle), perCpu(none)),
-    following: pairedRatio(followingPerCpu, perCpu(none)),
+    idle: pairedRatio(perCpuEach(idle), perCpuEach(none)),
+    following: pairedRatio(followingPerCpu, perCpuEach(none)),
     // Target 14 compares idle with none: the following server's failures show in its own row.
     failed: failures(none) + failures(idle),
     // The measured runs only: catchUpCpu holds the warm-up's too.
@@ -45,7 +42,7 @@ export function renderFeed(result: FeedOutcome | undefined, table: (series: read
   if (result === undefined) return [...out, 'Not run.', ''];
   if ('failed' in result) return [...out, `Failed: ${result.failed}`, ''];
   out.push(
-    'Every server on memory storage, as shipped (request log on, rate limit off). The feed clients run in the runner\'s process: raw `GET /plants/changes` streams over `node:http` with a minimal Server-Sent Events parser (1,000 `EventSource` clients would weigh on the runner; the tests check the feed with a real one), and raw sockets that send the request and never read.',
+    `Every server on memory storage, as shipped (request log on, rate limit off). The feed clients run in the runner's process: raw \`GET /plants/changes\` streams over \`node:http\` with a minimal Server-Sent Events parser (${integer(FAN_OUT.streams)} \`EventSource\` clients would weigh on the runner; the tests check the feed with a real one), and raw sockets that send the request and never read.`,
     '',
   );
   const { fanOut } = result;
@@ -66,13 +63,13 @@ export function renderFeed(result: FeedOutcome | undefined, table: (series: read
     '',
     `${integer(fanOut.complete)} of ${integer(FAN_OUT.creates)} timed creates reached every stream within ${FAN_OUT.timeoutMs / 1000} s; ${integer(fanOut.ended)} streams ended before the last.`,
     '',
-    `Memory, after a forced GC (\`global.gc()\` twice), ${FAN_OUT.settleMs / 1000} s after the last stream opened: RSS ${megabytes(fanOut.memory.none.rss)} with no stream open (after ${FAN_OUT.warmUp} creates to 10 streams, closed, so that the feed's code is compiled) and ${megabytes(fanOut.memory.open.rss)} with ${integer(FAN_OUT.streams)} idle ones: **${decimal(perStream('rss') / 1024)} KiB of RSS an idle stream** (V8 heap used ${megabytes(fanOut.memory.none.heapUsed)} and ${megabytes(fanOut.memory.open.heapUsed)}: ${decimal(perStream('heapUsed') / 1024)} KiB a stream).`,
+    `Memory, after a forced GC (\`global.gc()\` twice), ${FAN_OUT.settleMs / 1000} s after the last stream opened: RSS ${megabytes(fanOut.memory.none.rss)} with no stream open (after ${FAN_OUT.warmUp} creates to ${FAN_OUT.warmUpStreams} streams, closed, so that the feed's code is compiled) and ${megabytes(fanOut.memory.open.rss)} with ${integer(FAN_OUT.streams)} idle ones: **${decimal(perStream('rss') / 1024)} KiB of RSS an idle stream** (V8 heap used ${megabytes(fanOut.memory.none.heapUsed)} and ${megabytes(fanOut.memory.open.heapUsed)}: ${decimal(perStream('heapUsed') / 1024)} KiB a stream).`,
     '',
   );
 
   out.push('### Streams that never read', '');
   out.push(
-    `${STALLED.streams} raw sockets each send \`GET /plants/changes\` and never read, while ${integer(STALLED.changes)} creates are written over ${STALLED.writers} connections (autocannon); beside them one stream reads every event, and another client lists plants (\`GET /plants?limit=100\`, one at a time, ${STALLED.listPauseMs} ms apart). Each run is a fresh server holding 1,000 plants, with metrics on for its gauge of open streams; the same run without the stalled streams tells what they cost. RSS is sampled every ${STALLED.rssSampleMs} ms from the first write until the server has ended every stalled stream; "after" is after a forced GC then (the ${integer(STALLED.changes)} plants and their changes are retained).`,
+    `${STALLED.streams} raw sockets each send \`GET /plants/changes\` and never read, while ${integer(STALLED.changes)} creates are written over ${STALLED.writers} connections (autocannon); beside them one stream reads every event, and another client lists plants (\`GET /plants?limit=${LIST_LIMIT}\`, one at a time, ${STALLED.listPauseMs} ms apart; one not answered within ${integer(STALLED.listTimeoutMs)} ms counts as failed). Each run is a fresh server holding ${integer(SEEDED_PLANTS)} plants, with metrics on for its gauge of open streams; the same run without the stalled streams tells what they cost. RSS is sampled every ${STALLED.rssSampleMs} ms from the first write until the later of the reading stream having every event (or ${STALLED.readerTimeoutMs / 1000} s after the writes) and the server having ended every stalled stream (or ${STALLED.endTimeoutMs / 1000} s after the writes); "after" is after a forced GC then (the ${integer(STALLED.changes)} plants and their changes are retained).`,
     '',
     '| stalled streams | creates (s) | RSS before | RSS peak | RSS after (V8 heap used) | stalled streams ended by the server | all ended, s after the first write | events the reading stream got | lists: answered, p50 / p99 / max |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---|',

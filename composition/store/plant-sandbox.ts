@@ -1,6 +1,5 @@
 import { DEFAULT_SANDBOX, type NewPlant, type PageQuery, type Plant, type PlantPage, type PlantUseCases } from '../../core/index.js';
 import type { InProcessEventBus, PlantEventListener } from '../../adapters/events/in-process-event-bus.js';
-import { ConfigError } from '../config/config-error.js';
 import { storeChanges, type ChangesOptions, type StoreChange } from './store-changes.js';
 import { deliveryStateOf, type WebhookDelivery, type WebhookDeliveryState } from './webhook-delivery.js';
 
@@ -42,9 +41,7 @@ export class PlantSandbox {
 
   /** This sandbox's changes, live and resumable: as PlantStore.changes, for this sandbox. */
   changes(options: ChangesOptions = {}): AsyncIterable<StoreChange> {
-    const followChanges = this.useCases.followChanges;
-    if (followChanges === undefined || !followChanges.available) throw new ConfigError('this storage keeps no change log');
-    return storeChanges(followChanges, this.name, options, this.closing);
+    return storeChanges(this.useCases, this.name, options, this.closing);
   }
 
   /** This sandbox's webhook deliveries waiting and failed. */

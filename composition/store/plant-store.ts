@@ -104,14 +104,7 @@ export class PlantStore {
    * or the store closes.
    */
   changes(options: ChangesOptions = {}): AsyncIterable<StoreChange> {
-    return storeChanges(this.followChanges(), undefined, options, this.closing.signal);
-  }
-
-  /** The feed's use case; throws ConfigError for a storage without a change log. */
-  private followChanges() {
-    const followChanges = this.useCases.followChanges;
-    if (followChanges === undefined || !followChanges.available) throw new ConfigError(`the ${this.storage.description} storage keeps no change log`);
-    return followChanges;
+    return storeChanges(this.useCases, undefined, options, this.closing.signal);
   }
 
   /** Resolves when storage answers; rejects with code 50301 when it does not. */

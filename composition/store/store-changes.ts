@@ -1,4 +1,5 @@
-import type { FollowChanges, Plant } from '../../core/index.js';
+import type { Plant, PlantUseCases } from '../../core/index.js';
+import { ConfigError } from '../config/config-error.js';
 
 /** A change as `store.changes()` hands it out: the feed's event, with the cursor that resumes after it. */
 export type StoreChange =
@@ -14,8 +15,17 @@ export interface ChangesOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** The change feed as an async iterable, ended by `options.signal`, by `closing`, or by the loop leaving. */
-export async function* storeChanges(followChanges: FollowChanges, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncGenerator<StoreChange> {
+/**
+ * The change feed as an async iterable, ended by `options.signal`, by `closing`, or by the
+ * loop leaving. Throws ConfigError at once for a storage without a change log.
+ */
+export function storeChanges(useCases: PlantUseCases, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncIterable<StoreChange> {
+  const followChanges = useCases.followChanges;
+  if (followChanges === undefined || !followChanges.available) throw new ConfigError('this storage keeps no change log');
+  return iterate(followChanges, sandbox, options, closing);
+}
+
+async function* iterate(followChanges: NonNullable<PlantUseCases['followChanges']>, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncGenerator<StoreChange> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   for (const signal of [closing, options.signal]) signal?.addEventListener('abort', onAbort, { once: true });

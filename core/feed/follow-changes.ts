@@ -1,4 +1,4 @@
-import type { ChangeLog } from '../ports/change-log.js';
+import type { ChangeLog, ChangeReader } from '../ports/change-log.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 import { plantsIn } from '../sandbox.js';
 import type { PlantChange } from './plant-change.js';
@@ -42,7 +42,7 @@ export class FollowChanges {
   }
 }
 
-async function* follow(reader: Awaited<ReturnType<ChangeLog['open']>>['reader'], waker: Waker, signal: AbortSignal): AsyncGenerator<PlantChange> {
+async function* follow(reader: ChangeReader, waker: Waker, signal: AbortSignal): AsyncGenerator<PlantChange> {
   try {
     while (!signal.aborted) {
       waker.woken = false;

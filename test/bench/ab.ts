@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { startBuild } from './builds.js';
 import type { Contender } from './contenders.js';
 import { IdSource, workloads, type RunResult, type WorkloadId } from './load.js';
-import { pairedRatio } from './run-figures.js';
+import { pairedRatio, perCpuEach } from './run-figures.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 import { interleave, SEEDED_PLANTS, type Settings } from './sections.js';
 import { spread } from './stats.js';
@@ -34,11 +34,10 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     for (const id of list.split(',') as WorkloadId[]) {
       const series = await interleave(`A/B ${id}`, contenders, () => workloads[id], ids, settings, { seconds: settings.seconds, connections: settings.connections, token });
-      const perCpu = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerCpuSecond);
       const micros = (runs: readonly RunResult[]) => spread(runs.map((x) => 1e6 / x.requestsPerCpuSecond)).median;
       for (const [index, { contender, runs }] of series.entries()) {
-        const first = pairedRatio(perCpu(runs), perCpu(series[0]!.runs));
-        const previous = index === 0 ? undefined : pairedRatio(perCpu(runs), perCpu(series[index - 1]!.runs));
+        const first = pairedRatio(perCpuEach(runs), perCpuEach(series[0]!.runs));
+        const previous = index === 0 ? undefined : pairedRatio(perCpuEach(runs), perCpuEach(series[index - 1]!.runs));
         lines.push(
           `${id} ${contender}: ${micros(runs).toFixed(1)} µs of server CPU a request; ${first.median.toFixed(3)}x the first per CPU-s` +
             (previous === undefined ? '' : `, ${previous.median.toFixed(3)}x the one above (rounds ${previous.min.toFixed(2)}–${previous.max.toFixed(2)})`),

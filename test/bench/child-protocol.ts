@@ -8,6 +8,9 @@ export type FromServer =
   | { type: 'commits'; ids: number[]; atMs: number[] }
   | { type: 'failed'; message: string };
 
+/** The monotonic clock in ms: the same in every process of the machine, so times taken in a server and in the runner compare. */
+export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
 /** Sends a message to the parent; a child started without IPC has nobody to tell. */
 export function tellParent(message: FromServer): void {
   process.send?.(message);

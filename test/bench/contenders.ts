@@ -57,10 +57,10 @@ export interface Contender {
 }
 
 /** The static token of sandbox number `n` in a run whose token is `token`: long, random, and one per sandbox. */
-export const sandboxToken = (token: string, n: number) => `${token}.${sandboxName(n)}`;
+const sandboxToken = (token: string, n: number) => `${token}.${sandboxName(n)}`;
 
 /** Sandboxes a server under test holds, and which of them its static tokens name. */
-export interface SandboxOptions {
+interface SandboxOptions {
   /** Sandboxes number `from`…`to` (see sandboxName), each given plants 1…`plants` (seed-plants.ts) at start-up. */
   readonly seed?: { readonly from: number; readonly to: number; readonly plants: number };
   /**

@@ -7,11 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { megabytes } from './format.js';
 import { startPlantStore, type Contender, type Memory } from './contenders.js';
-import { nowMs, openStream, type FeedStream } from './feed-streams.js';
+import { nowMs } from './child-protocol.js';
+import { openStream, type FeedStream } from './feed-streams.js';
 import { IdSource } from './load.js';
 import { progress } from './sections.js';
 import { FIRST_WRITE_ID, newPlantBody } from './seed-plants.js';
-import { quantile } from './stats.js';
+import { latencyOf, type Latency } from './stats.js';
 
 export const FAN_OUT = {
   streams: 1000,
@@ -26,13 +27,9 @@ export const FAN_OUT = {
   timeoutMs: 10_000,
   /** Wait after the streams opened before reading memory: the server has finished with their requests. */
   settleMs: 2000,
+  /** Streams the warm-up creates go to before the baseline with none is read. */
+  warmUpStreams: 10,
 } as const;
-
-export interface Latency {
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-}
 
 export interface FanOutResult {
   /** From the commit (noted in the server, see plant-store-server.ts) to the event's arrival at the last stream. */
@@ -89,7 +86,7 @@ export async function fanOut(token: string): Promise<FanOutResult> {
   let streams: FeedStream[] = [];
   try {
     // The feed's code compiled and its first allocations made before the baseline is read.
-    const few = await openMany(server, token, 10, arrivals);
+    const few = await openMany(server, token, FAN_OUT.warmUpStreams, arrivals);
     for (let i = 0; i < FAN_OUT.warmUp; i++) await createAndWait(server, token, ids.take(), few.length, arrivals);
     few.forEach((stream) => stream.close());
     await sleep(FAN_OUT.settleMs);
@@ -112,10 +109,7 @@ export async function fanOut(token: string): Promise<FanOutResult> {
     }
     const committedAt = await server.commitTimes!();
     const complete = timed.filter((t) => t.complete && committedAt.has(t.id));
-    const latency = (of: (t: (typeof complete)[number]) => number): Latency => {
-      const values = complete.map(of);
-      return { p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99), maxMs: Math.max(...values) };
-    };
+    const latency = (of: (t: (typeof complete)[number]) => number): Latency => latencyOf(complete.map(of));
     const result: FanOutResult = {
       commitToLast: latency((t) => arrivals.of(t.id).last - committedAt.get(t.id)!),
       commitToFirst: latency((t) => arrivals.of(t.id).first - committedAt.get(t.id)!),

@@ -29,12 +29,14 @@ const IDLE_SANDBOX = 'feed-idle';
 /** Runs of the stalled-stream measure: with the stalled streams, then without, this many times. */
 const STALLED_ROUNDS = 2;
 /** How long the following streams may take to receive a run's creates once it has ended. */
-const CATCH_UP_TIMEOUT_MS = 60_000;
+export const CATCH_UP_TIMEOUT_MS = 60_000;
 
 export interface FeedW2 {
   readonly series: Series[];
-  /** Server CPU the following server spent after each run until its streams had every create of it. */
+  /** Server CPU the following server spent after each run (warm-up too) until its streams had every create of it, or CATCH_UP_TIMEOUT_MS. */
   readonly catchUpCpu: ReadonlyMap<RunResult, number>;
+  /** Runs after which the following streams had not every create by CATCH_UP_TIMEOUT_MS (should be 0). */
+  readonly lateCatchUps: number;
   /** Idle streams that ended during the runs, and plant events they received (both should be 0). */
   readonly idleEnded: number;
   readonly idleEvents: number;
@@ -91,14 +93,19 @@ async function w2WithStreams(settings: Settings, token: string): Promise<FeedW2>
     const counted: Contender = { ...withFollowing, cpuSeconds: () => (cpuAtEnd = withFollowing.cpuSeconds()) };
     const catchUpCpu = new Map<RunResult, number>();
     let acknowledged = 0;
+    let lateCatchUps = 0;
     const catchUp = async (contender: Contender, run: RunResult) => {
       if (contender !== counted) return;
       const atEnd = cpuAtEnd;
       acknowledged += Object.entries(run.statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+      // Streams that fall behind are a figure (followingComplete), not the section's end.
       await eventually(() => following.every((s) => s.events >= acknowledged || s.ended), {
         what: `the following streams to receive ${acknowledged} events`,
         timeoutMs: CATCH_UP_TIMEOUT_MS,
         context: () => `fewest received: ${Math.min(...following.map((s) => s.events))}`,
+      }).catch((error: Error) => {
+        lateCatchUps++;
+        progress(`feed W2: ${error.message}`);
       });
       catchUpCpu.set(run, withFollowing.cpuSeconds() - atEnd);
     };
@@ -107,6 +114,7 @@ async function w2WithStreams(settings: Settings, token: string): Promise<FeedW2>
     return {
       series,
       catchUpCpu,
+      lateCatchUps,
       idleEnded: idle.filter((s) => s.ended).length,
       idleEvents: idle.reduce((n, s) => n + s.events, 0),
       followingEnded: following.filter((s) => s.ended).length,

@@ -6,9 +6,7 @@
  */
 import { request } from 'node:http';
 import { connect } from 'node:net';
-
-/** The monotonic clock in ms: the same in every process of the machine, so the server's commit times compare. */
-export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+import { nowMs } from './child-protocol.js';
 
 const FEED_PATH = '/plants/changes';
 /** What starts a plant event's `event:` line: the count-only scan looks for it. */
@@ -22,7 +20,7 @@ export interface FeedStream {
   close(): void;
 }
 
-export interface StreamOptions {
+interface StreamOptions {
   /**
    * Hears each plant event, with when the chunk that carried it was read (nowMs). Without
    * it the stream only counts its events, with a scan cheap enough for a stream that

@@ -19,7 +19,7 @@ import { buildServer } from '../../composition/server/build-server.js';
 import { configFrom } from '../../composition/config/parse-config.js';
 import { InjectionTokens } from '../../composition/store/injection-tokens.js';
 import { openStorage, type OpenStorage, type StorageOpener } from '../../composition/store/storage.js';
-import { answerParent, tellParent } from './child-protocol.js';
+import { answerParent, nowMs, tellParent } from './child-protocol.js';
 import { sandboxName, seedPlants } from './seed-plants.js';
 import type { PlantStore } from '../../composition/store/plant-store.js';
 
@@ -59,8 +59,6 @@ async function main(): Promise<void> {
   answerParent(() => built.close(1000), commits && (() => commits.take()));
   tellParent({ type: 'ready', port: server.port, plants: count, preloadSeconds, storage: store.storageDescription });
 }
-
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /**
  * When each plant of the default sandbox was committed, on the monotonic clock (the same in

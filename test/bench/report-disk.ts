@@ -1,9 +1,9 @@
 /** The disk section's part of BENCHMARKS.md, and its three targets (7–9; 6 is the access section's). */
 import { DISK_CONTENDERS, type DiskResult } from './disk-section.js';
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
-import { failures, pairedRatio } from './run-figures.js';
+import { failures, pairedRatio, runsOf } from './run-figures.js';
 import type { Series } from './sections.js';
-import type { TargetLine } from './targets.js';
+import { mark, type TargetLine } from './targets.js';
 
 const MIN_DISK_VS_MEMORY = { W1: 0.8, W2: 0.5 } as const;
 const MIN_DISK_LARGEST_VS_SMALLEST = 0.9;
@@ -16,10 +16,8 @@ const titles = {
   9: `Import of 1,000,000 plants into an empty data directory ≤ ${MAX_IMPORT_SECONDS} s`,
 } as const;
 
-const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const invalid = (failed: number) => (failed > 0 ? ` (invalid: ${failed} non-2xx/errors)` : '');
 const verdict = (ok: boolean): TargetLine['verdict'] => (ok ? 'PASS' : 'FAIL');
-const runsOf = (series: readonly Series[], contender: string) => series.find((s) => s.contender === contender)!.runs;
 
 /** Markdown for the section; `table` renders a series table as the rest of the page does. */
 export function renderDisk(disk: DiskResult | undefined, table: (series: readonly Series[], firstColumn: string) => string[]): string[] {

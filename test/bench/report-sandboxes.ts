@@ -1,11 +1,11 @@
 /** The sandboxes section's part of BENCHMARKS.md, and its two targets (12 and 13). */
 import { decimal, integer, megabytes, ratio, withRange } from './format.js';
 import type { RunResult } from './load.js';
-import { failures, pairedRatio } from './run-figures.js';
+import { failures, pairedRatio, perCpuEach, runsOf } from './run-figures.js';
 import { MANY, MANY_CONTENDERS, SANDBOX_CONTENDERS, type SandboxesOutcome } from './sandboxes-section.js';
 import type { Series } from './sections.js';
 import { spread } from './stats.js';
-import type { TargetLine } from './targets.js';
+import { mark, type TargetLine } from './targets.js';
 
 const MIN_ON_VS_OFF = 0.95;
 /** "The same cost ± noise": the tolerance target 4 gives a store 1,000 times larger. */
@@ -16,10 +16,7 @@ const titles = {
   13: `${MANY_CONTENDERS.many}: a page and a get of one sandbox ≥ ${MIN_MANY_VS_ONE}× those with ${MANY_CONTENDERS.one} per server CPU-second (the same cost ± noise)`,
 } as const;
 
-const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const invalid = (failed: number) => (failed > 0 ? ` (invalid: ${failed} non-2xx/errors)` : '');
-const runsOf = (series: readonly Series[], contender: string) => series.find((s) => s.contender === contender)!.runs;
-const perCpu = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerCpuSecond);
 const perSecond = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerSecond);
 /** Microseconds of server CPU a request, median of the rounds. */
 const micros = (runs: readonly RunResult[]) => spread(runs.map((r) => 1e6 / r.requestsPerCpuSecond)).median;
@@ -27,7 +24,7 @@ const micros = (runs: readonly RunResult[]) => spread(runs.map((r) => 1e6 / r.re
 /** `a` against `b` in one set of interleaved series, per server CPU-second and in req/s, round by round. */
 function versus(series: readonly Series[], a: string, b: string) {
   const [mine, theirs] = [runsOf(series, a), runsOf(series, b)];
-  return { perCpu: pairedRatio(perCpu(mine), perCpu(theirs)), perSecond: pairedRatio(perSecond(mine), perSecond(theirs)), failed: failures(mine) + failures(theirs) };
+  return { perCpu: pairedRatio(perCpuEach(mine), perCpuEach(theirs)), perSecond: pairedRatio(perSecond(mine), perSecond(theirs)), failed: failures(mine) + failures(theirs) };
 }
 
 /** Markdown for the section; `table` renders a series table as the rest of the page does. */

@@ -3,6 +3,11 @@ import type { RunResult } from './load.js';
 import type { Series, WorkloadComparison } from './sections.js';
 import { spread, type Spread } from './stats.js';
 
+/** The runs of one contender's series. */
+export const runsOf = (series: readonly Series[], contender: string) => series.find((s) => s.contender === contender)!.runs;
+/** Requests per server CPU-second of each run, in order (for pairedRatio); perCpu is their spread. */
+export const perCpuEach = (runs: readonly RunResult[]) => runs.map((r) => r.requestsPerCpuSecond);
+
 export const rps = (runs: readonly RunResult[]) => spread(runs.map((r) => r.requestsPerSecond));
 export const perCpu = (runs: readonly RunResult[]) => spread(runs.map((r) => r.requestsPerCpuSecond));
 export const p50 = (runs: readonly RunResult[]) => spread(runs.map((r) => r.p50Ms));

@@ -19,3 +19,15 @@ export function quantile(samples: readonly number[], q: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/** Median, 99th percentile and slowest of some timings. */
+export interface Latency {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** p50, p99 and max of unsorted timings in ms, nearest rank; NaN for none. */
+export function latencyOf(samples: readonly number[]): Latency {
+  return { p50Ms: quantile(samples, 0.5), p99Ms: quantile(samples, 0.99), maxMs: quantile(samples, 1) };
+}

@@ -6,7 +6,7 @@
  * written once, here: the checks and the PASS / FAIL / SKIP lines both read it.
  */
 import { decimal, megabytes, ratio } from './format.js';
-import { failures, find, p99, pairedRatio } from './run-figures.js';
+import { failures, find, p99, pairedRatio, runsOf } from './run-figures.js';
 import { spread } from './stats.js';
 import type { AccessResult } from './access-section.js';
 import { BREAKDOWN_STEPS, type Breakdown } from './breakdown-section.js';
@@ -37,7 +37,8 @@ const titles = {
   11: `The request log's step in the W3 breakdown ≤ ${MAX_LOG_STEP_MICROS} µs of server CPU per request`,
 } as const;
 
-const mark = (ok: boolean) => (ok ? '✓' : '✗');
+/** A target check's mark in its line: met or not. */
+export const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const invalid = (failed: number) => (failed > 0 ? ` (invalid: ${failed} non-2xx/errors)` : '');
 const verdict = (ok: boolean): TargetLine['verdict'] => (ok ? 'PASS' : 'FAIL');
 const skip = (target: keyof typeof titles, why: string): TargetLine => ({ verdict: 'SKIP', text: `${target}. ${titles[target]} — ${why}` });
@@ -76,7 +77,6 @@ const parts = (measured: readonly { id: string; ratio: number; ok: boolean; fail
   measured.map((x) => `${x.id} ${ratio(x.ratio)} ${mark(x.ok)}${invalid(x.failed)}`).join(', ');
 
 const [SHIPPED, LOG_OFF, , KOA_FLOOR] = BREAKDOWN_STEPS.map((step) => step.name);
-const runsOf = (series: Breakdown['W1'], name: string) => series.find((s) => s.contender === name)!.runs;
 const microsPerRequest = (series: Breakdown['W1'], name: string) => spread(runsOf(series, name).map((r) => 1e6 / r.requestsPerCpuSecond)).median;
 
 /** Targets 1 and 11, from the breakdown: this server as shipped against the Koa floor, and what its request log costs. */

@@ -8,12 +8,12 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { nowMs } from './child-protocol.js';
 
 /** `arrivals` answers the plants whose first delivery arrived since the last ask. */
 export type ToReceiver = { type: 'arrivals' };
 export type FromReceiver = { type: 'ready'; port: number } | { type: 'arrivals'; ids: number[]; atMs: number[] };
 
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const seen = new Set<number>();
 let ids: number[] = [];
 let atMs: number[] = [];

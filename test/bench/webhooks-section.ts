@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
+import { nowMs } from './child-protocol.js';
 import { startPlantStore, type Contender } from './contenders.js';
 import { IdSource, type RunResult, type Workload } from './load.js';
 import { interleave, progress, type Series, type Settings } from './sections.js';
@@ -44,9 +45,6 @@ export interface WebhookResult {
    */
   readonly keptUp: boolean;
 }
-
-/** The same clock as the receiver's (see webhook-receiver.ts). */
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 export async function webhooksSection(settings: Settings, token: string): Promise<WebhookResult> {
   const work = tempDir('plant-store-bench-webhooks-');

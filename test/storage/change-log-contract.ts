@@ -87,6 +87,7 @@ export function changeLogContract(adapterName: string, factory: StorageFactory, 
 
     it('retention: a cursor older than what is kept resets; one within it does not', async function () {
       const start = await log().open(undefined);
+      const beforeOld = start.reader.position;
       await repo.add({ id: 1, name: 'old' });
       const [old] = await readAll(start, 1);
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -97,13 +98,13 @@ export function changeLogContract(adapterName: string, factory: StorageFactory, 
       expect(await repo.changeRetention!.pruneBefore(cut, 1000), 'changes pruned').to.equal(1);
       expect((await log().open(start.reader.position)).reset, 'the newest cursor').to.equal(false);
       expect((await log().open(recent!.cursor)).reset, 'a cursor within retention').to.equal(false);
-      const behind = await log().open(old!.cursor);
-      if (exactly) expect(behind.reset, 'a cursor before the pruned change').to.equal(false);
-      const beforeAll = await log().open(undefined);
-      expect(beforeAll.reset).to.equal(false);
-      // The cursor of the change before the pruned one's: it has missed a change.
-      const missed = await readAll(await log().open(old!.cursor), 1, 200);
-      if (exactly) expect(missed.map(described), 'the pruned change is not read').to.deep.equal(['plant.created 2']);
+      expect((await log().open(beforeOld)).reset, 'a cursor from before the pruned change: it would miss it').to.equal(true);
+      if (exactly) {
+        // The pruned change's own cursor has seen it: it misses nothing, and reads what followed.
+        const behind = await log().open(old!.cursor);
+        expect(behind.reset).to.equal(false);
+        expect((await readAll(behind, 1, 200)).map(described)).to.deep.equal(['plant.created 2']);
+      }
     });
 
     it('each sandbox has its own log: the same ids, no change of another sandbox read', async () => {

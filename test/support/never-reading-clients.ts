@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 
-/** Resident memory of a process on this machine, in MB (Linux /proc). */
-export function residentMb(pid: number): number {
+/** Resident memory of a process on this machine, in bytes (Linux /proc: VmRSS, in kB of 1,024 bytes). */
+export function residentBytes(pid: number): number {
   const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (line === null) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(line[1]) / 1024;
+  return Number(line[1]) * 1024;
 }
+
+/** The same in MB (of 2^20 bytes). */
+export const residentMb = (pid: number): number => residentBytes(pid) / 2 ** 20;
 
 export interface NeverReadingFigures {
   readonly rssBeforeMb: number;

@@ -16,8 +16,6 @@ export interface EventStreamLimits {
 export const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferBytes: 64 * 1024, drainTimeoutMs: 10_000, retryMs: 2_000 };
 
 /** How a stream ended, for the request line. */
-export type StreamEnd = 'client-closed' | 'server-closing' | 'slow-client' | 'failed';
-
 /**
  * Writes a change feed as Server-Sent Events (WHATWG HTML, "Server-sent events") until the
  * client goes, the server closes (`closing`), or the client stops taking what is written.
@@ -28,13 +26,11 @@ export type StreamEnd = 'client-closed' | 'server-closing' | 'slow-client' | 'fa
  * reading holds at most `bufferBytes` (plus one batch) of this process's memory, then
  * `drainTimeoutMs`, then its stream ends.
  */
-export async function writeEventStream(res: ServerResponse, following: Following, stop: AbortController, limits: EventStreamLimits = FEED_STREAM_DEFAULTS): Promise<StreamEnd> {
-  let end: StreamEnd | undefined;
-  const finish = (why: StreamEnd) => {
-    end ??= why;
-    stop.abort();
-  };
-  const onClose = () => finish('client-closed');
+export async function writeEventStream(res: ServerResponse, following: Following, stop: AbortController, limits: EventStreamLimits = FEED_STREAM_DEFAULTS): Promise<void> {
+  // A client that stopped reading would never take the rest, nor would one whose log read
+  // failed get a clean end: cut, not ended (the client resumes from its last id either way).
+  let cut = false;
+  const onClose = () => stop.abort();
   res.once('close', onClose);
   const keepAlive = setInterval(() => {
     if (!res.writableEnded && !res.destroyed) res.write(': keep-alive\n\n');
@@ -60,21 +56,20 @@ export async function writeEventStream(res: ServerResponse, following: Following
       res.write(message(change));
       if (res.writableLength > limits.bufferBytes) {
         uncork();
-        if (!(await drained(res, limits.drainTimeoutMs, stop.signal))) finish('slow-client');
+        if (!(await drained(res, limits.drainTimeoutMs, stop.signal)) && !stop.signal.aborted) cut = true;
+        if (cut) break;
       }
     }
     uncork();
-    finish('server-closing');
   } catch {
-    finish('failed');
+    cut = true;
   } finally {
+    stop.abort();
     clearInterval(keepAlive);
     res.off('close', onClose);
-    // A client that stopped reading would never take the rest: cut, not ended.
-    if (end === 'slow-client' || end === 'failed') res.destroy();
+    if (cut) res.destroy();
     else if (!res.writableEnded) res.end();
   }
-  return end!;
 }
 
 /** One event: `data` is one JSON line (JSON.stringify writes no line break). */

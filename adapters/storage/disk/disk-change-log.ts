@@ -4,8 +4,6 @@ import {
   DEFAULT_SANDBOX,
   plantCreated,
   plantDeleted,
-  sequenceCursor,
-  sequenceOf,
   type ChangeLog,
   type ChangeReader,
   type ChangeRetention,
@@ -13,6 +11,7 @@ import {
   type PlantChange,
   type PlantEvent,
 } from '../../../core/index.js';
+import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
 
 /** A change as kept: created (with the plant's fields) or deleted, and when (ms since the epoch). */
 interface StoredChange {

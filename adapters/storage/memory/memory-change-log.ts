@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sequenceCursor, sequenceOf, type ChangeLog, type ChangeReader, type ChangeRetention, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { type ChangeLog, type ChangeReader, type ChangeRetention, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
 
 /** A recorded change: the event (its plant frozen, as the trees keep it) and when. */
 interface Entry {
@@ -29,14 +30,12 @@ export class MemoryChangeLogs implements ChangeRetention {
   private sequence = 0;
   private readonly logs = new Map<string, SandboxLog>();
 
-  constructor(private readonly now: () => number = Date.now) {}
-
   /** Call in the same synchronous step as the change. */
   record(sandbox: string, event: PlantEvent): void {
     const log = this.logOf(sandbox);
     // Frozen: every follower is handed the same object.
     Object.freeze(event.data);
-    log.entries.push({ sequence: ++this.sequence, at: this.now(), event: Object.freeze(event) });
+    log.entries.push({ sequence: ++this.sequence, at: Date.now(), event: Object.freeze(event) });
     for (const wake of log.waiting) wake();
   }
 

@@ -18,30 +18,36 @@ const STRANDED_BATCH = 100;
  * those a stopped writer left half-recorded. Returns the stop.
  */
 export function startFeedRetention(retention: ChangeRetention, retentionMs: number, log: Log): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  const sweep = async () => {
-    try {
+  const stops = [
+    repeat(Math.max(100, Math.min(60_000, Math.floor(retentionMs / 4))), 'pruning the change log failed', log, async () => {
       while ((await retention.pruneBefore(Date.now() - retentionMs, PRUNE_BATCH)) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve));
-    } catch (error) {
-      // The next sweep tries again; a storage that is down says so on every request anyway.
-      log.warn({ err: error }, 'pruning the change log failed');
-    }
+    }),
+  ];
+  const { recoverStranded } = retention;
+  if (recoverStranded !== undefined) {
+    stops.push(
+      repeat(STRANDED_SWEEP_MS, 'recording changes left by a stopped writer failed', log, async () => {
+        while ((await recoverStranded.call(retention, STRANDED_BATCH)) === STRANDED_BATCH) await new Promise((resolve) => setImmediate(resolve));
+      }),
+    );
+  }
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
   };
-  const timer = setInterval(() => (running ??= sweep().finally(() => (running = undefined))), Math.max(100, Math.min(60_000, Math.floor(retentionMs / 4))));
+}
+
+/**
+ * Runs `task` every `ms`, never two at once; a failure is logged as `failed` and the next
+ * round tries again (a storage that is down says so on every request anyway). Returns the
+ * stop, which waits for a round under way.
+ */
+function repeat(ms: number, failed: string, log: Log, task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const round = () => task().catch((error: unknown) => log.warn({ err: error }, failed));
+  const timer = setInterval(() => (running ??= round().finally(() => (running = undefined))), ms);
   timer.unref();
-  let recovering: Promise<void> | undefined;
-  const recover = async () => {
-    try {
-      while ((await retention.recoverStranded!(STRANDED_BATCH)) === STRANDED_BATCH) await new Promise((resolve) => setImmediate(resolve));
-    } catch (error) {
-      log.warn({ err: error }, 'recording changes left by a stopped writer failed');
-    }
-  };
-  const recoveries = retention.recoverStranded && setInterval(() => (recovering ??= recover().finally(() => (recovering = undefined))), STRANDED_SWEEP_MS);
-  recoveries?.unref();
   return async () => {
     clearInterval(timer);
-    clearInterval(recoveries);
-    await Promise.all([running, recovering]);
+    await running;
   };
 }

@@ -20,17 +20,19 @@ describe('MongoDB change log', () => {
   let plants: CollectionStandIn<PlantDocument>;
   let log: CollectionStandIn<ChangeDocument>;
   let leases: CollectionStandIn<LeaseDocument>;
-  /** A server on the shared collections, its clock `skewMs` off this process's; `dying`: its inserts into the log fail. */
-  const server = (skewMs = 0, dying = false) =>
+  /** A server on the shared collections, reading `changes` for the log and its clock from `now`. */
+  const serverOn = (changes: object, now: () => number) =>
     MongoPlantRepository.over(
       {
         plants: plants as unknown as Collection<PlantDocument>,
         leases: leases as unknown as Collection<LeaseDocument>,
         endpoints: new CollectionStandIn<EndpointDocument>() as unknown as Collection<EndpointDocument>,
-        changes: (dying ? failingInserts(log) : log) as unknown as Collection<ChangeDocument>,
+        changes: changes as Collection<ChangeDocument>,
       },
-      { timeoutMS: TIMEOUT_MS, now: () => Date.now() + skewMs },
+      { timeoutMS: TIMEOUT_MS, now },
     );
+  /** A server whose clock is `skewMs` off this process's; `dying`: its inserts into the log fail. */
+  const server = (skewMs = 0, dying = false) => serverOn(dying ? failingInserts(log) : log, () => Date.now() + skewMs);
   const open = (changeLog: ChangeLog, cursor?: string) => changeLog.open(cursor);
   beforeEach(() => {
     plants = new CollectionStandIn<PlantDocument>();
@@ -75,6 +77,87 @@ describe('MongoDB change log', () => {
     const read: PlantChange[] = [];
     for (let batch = await reader.next(256); batch.length > 0; batch = await reader.next(256)) read.push(...batch);
     expect(read.map((change) => change.cursor.split('.')[1])).to.deep.equal(ids);
+  });
+
+  it('a followed reader reads what is new, not its window again: catching up 5,000 changes reads each about once; a lagging server\'s change is still read, once the poll notes it', async () => {
+    let read = 0;
+    // Counts what readers fetch (the poll asks for fewer fields, and is not counted).
+    const counted = new Proxy(log, {
+      get: (target, property, receiver) =>
+        property === 'find'
+          ? (filter: object, options: { projection?: object } = {}) => {
+              const cursor = target.find(filter as never, options as never);
+              if (options.projection !== undefined) return cursor;
+              const toArray = cursor.toArray.bind(cursor);
+              return Object.assign(cursor, { toArray: async () => { const found = await toArray(); read += found.length; return found; } });
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const follower = serverOn(counted, Date.now);
+    const at = Date.now() * 1000;
+    const N = 5_000;
+    await log.insertMany(Array.from({ length: N }, (_, i) => ({ _id: `e${String(i).padStart(5, '0')}`, sb: 'default', at: at + i, type: 'plant.created' as const, data: { id: i + 1, name: `p${i}` } })));
+    let woken = 0;
+    const unwatch = follower.changes!.watch(() => woken++);
+    try {
+      const { reader } = await open(follower.changes!, `m${(at - 1).toString(36)}.`);
+      let handed = 0;
+      for (let batch = await reader.next(256); batch.length > 0; batch = await reader.next(256)) handed += batch.length;
+      expect(handed).to.equal(N);
+      expect(read, 'documents fetched').to.be.below(1.1 * N);
+      await eventually(() => woken > 0, { timeoutMs: 2000, what: 'the first poll' });
+      await reader.next(256);
+      woken = 0;
+      await server(-FEED_WINDOW_MS + 500).add({ id: N + 1, name: 'late' });
+      await eventually(() => woken > 0, { timeoutMs: 2000, what: 'a wake from the poll' });
+      expect(changes(await reader.next(256))).to.deep.equal([`+${N + 1}`]);
+    } finally {
+      unwatch();
+    }
+  });
+
+  it('a copy acknowledged later than a call may take is stamped again: a follower that read past its first stamp still gets it', async () => {
+    let offset = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let hold = false;
+    let arrived: () => void = () => {};
+    const atGate = new Promise<void>((resolve) => (arrived = resolve));
+    const slowLog = new CollectionStandIn<ChangeDocument>({
+      gate: async (operation) => {
+        if (operation !== 'insertOne' || !hold) return;
+        hold = false;
+        arrived();
+        await held;
+      },
+    });
+    log = slowLog;
+    const clock = () => Date.now() + offset;
+    const [writer, other] = [serverOn(slowLog, clock), serverOn(slowLog, clock)];
+    const { reader } = await open(other.changes!);
+    hold = true;
+    const stalled = writer.add({ id: 1, name: 'stalled' }).then(() => 'acknowledged', (error: { code?: number }) => error.code);
+    // Its change is stamped, then its insert waits while the clocks move on past the window.
+    await atGate;
+    offset += FEED_WINDOW_MS + 2 * TIMEOUT_MS + 1000;
+    await other.add({ id: 2, name: 'later' });
+    expect(changes(await reader.next(10))).to.deep.equal(['+2']);
+    expect(await stalled, 'the call times out, its copy still on its way').to.equal(50301);
+    release();
+    await eventually(() => plants.documents().find((document) => document._id === 1)?.feed === undefined, { timeoutMs: 2000, what: 'the copy to end' });
+    expect(changes(await reader.next(10))).to.deep.equal(['+1']);
+  });
+
+  it('a server whose clock stepped ahead and back reads as its clock reads now: other servers\' changes reach its followers', async () => {
+    let offset = 0;
+    const [stepped, steady] = [serverOn(log, () => Date.now() + offset), server()];
+    // A step ahead (an NTP step, a resumed VM) while the log is used, then back.
+    offset = 3_600_000;
+    await open(stepped.changes!);
+    offset = 0;
+    const { reader } = await open(stepped.changes!);
+    await steady.add({ id: 7, name: 'seven' });
+    expect(changes(await reader.next(10))).to.deep.equal(['+7']);
   });
 
   it('a malformed, foreign or future cursor resets; so does one older than retention, once pruned; a retained one resumes', async () => {

@@ -44,14 +44,16 @@ interface Mark {
  */
 export class MongoChangeLog implements ChangeRetention {
   private readonly poller: ChangePoller;
-  /** Milliseconds, never going back even when the machine's clock does. */
+  /** Milliseconds. Stamps never go back (see stamp); the rest reads the clock as it is, so a jump ahead then back does not leave this log ahead. */
   private readonly clock: () => number;
-  /** The same in microseconds, the log's unit (see stamp). */
+  /** The same in microseconds, the log's unit. */
   private readonly clockUs: () => number;
   /** The last `at` stamped: this process's, or this log's on a clock of the caller's own. */
   private readonly stamped: { last: number };
   private readonly eventId: () => string;
   private readonly marks: Collection<Mark>;
+  /** The latest `at` of a copy this log has had acknowledged. */
+  private acknowledged = 0;
 
   constructor(
     private readonly changes: Collection<ChangeDocument>,
@@ -59,7 +61,7 @@ export class MongoChangeLog implements ChangeRetention {
     private readonly timeoutMS: number,
     own: { readonly now?: (() => number) | undefined; readonly random?: (() => number) | undefined } = {},
   ) {
-    this.clock = monotonic(own.now ?? Date.now);
+    this.clock = own.now ?? Date.now;
     this.clockUs = () => this.clock() * US_PER_MS;
     this.stamped = own.now === undefined ? processStamps : { last: 0 };
     this.eventId = eventIds(own.random);
@@ -108,9 +110,17 @@ export class MongoChangeLog implements ChangeRetention {
     // One at a time, oldest first, each stamped after the one before (which another server may
     // have copied first, by a clock ahead of ours): none is readable before the one ahead of it.
     for (const { e, type, data } of pending.changes) {
-      const at = this.stamp(after + 1);
+      let at = this.stamp(after + 1);
       try {
         await this.changes.insertOne({ _id: e, sb: sandbox, at, type, data });
+        // Acknowledged later than a call may take (a stalled connection, a paused process): it
+        // may have become readable further behind readers than their window, so it is stamped
+        // again until a stamp is acknowledged in time. A reader that read it already may read
+        // it again (at least once).
+        while (this.clockUs() - at > this.timeoutMS * US_PER_MS) {
+          at = this.stamp(at + 1);
+          await this.changes.updateOne({ _id: e }, { $max: { at } });
+        }
         after = at;
       } catch (error) {
         // Copied already (by the sweeper, or its own writer): the index refuses it, as wanted.
@@ -118,6 +128,10 @@ export class MongoChangeLog implements ChangeRetention {
         after = Math.max(after, (await this.changes.findOne({ _id: e }, { projection: { at: 1 } }))?.at ?? after);
       }
     }
+    // A copy acknowledged after a later-stamped one of this process: readers here may have read
+    // past it, so they read back to it now rather than at the next poll.
+    if (after !== 0 && after < this.acknowledged) this.poller.note(sandbox, after);
+    this.acknowledged = Math.max(this.acknowledged, after);
     this.poller.notify(sandbox);
     await forgetCopied(this.plants, pending);
   }
@@ -134,17 +148,21 @@ export class MongoChangeLog implements ChangeRetention {
   /**
    * Copies the changes left in plant documents longer than a write's call may last (their
    * writer stopped between its two steps), at most `limit` documents' worth; answers how many
-   * documents it found. The store's sweeper calls it every few seconds.
+   * documents' changes it copied (the sweeper calls again while that is `limit`: a document it
+   * cannot copy from is not counted, so it does not spin on it). Run every few seconds.
    */
   recoverStranded(limit: number): Promise<number> {
     return withDeadline(this.timeoutMS, async (signal) => {
       const stranded = { feedSince: { $lt: this.clock() - this.timeoutMS } } as Filter<PlantDocument>;
       const documents = await this.plants.find(stranded, { limit, projection: { _id: 1, feed: 1, fv: 1, gone: 1, outbox: 1 }, signal }).toArray();
+      let copied = 0;
       for (const document of documents) {
         const pending = pendingOf(document);
-        if (pending !== undefined) await this.copy(pending);
+        if (pending === undefined) continue;
+        await this.copy(pending);
+        copied++;
       }
-      return documents.length;
+      return copied;
     });
   }
 
@@ -195,7 +213,7 @@ export class MongoChangeLog implements ChangeRetention {
   }
 
   private reader(sandbox: string, start: LogPosition): MongoChangeReader {
-    return new MongoChangeReader(this.changes, sandbox, start, this.clockUs, this.timeoutMS);
+    return new MongoChangeReader(this.changes, sandbox, start, this.clockUs, this.timeoutMS, this.poller);
   }
 
   /** The earliest `at` (µs) from which the log holds every change of `sandbox`. */
@@ -207,11 +225,6 @@ export class MongoChangeLog implements ChangeRetention {
 
 /** The last `at` stamped by this process's logs on the machine's clock: one process's stamps never tie. */
 const processStamps = { last: 0 };
-
-function monotonic(now: () => number): () => number {
-  let last = -Infinity;
-  return () => (last = Math.max(last, now()));
-}
 
 /** Event ids: 20 random characters of 0-9a-z (103 bits), so servers never make the same. */
 function eventIds(random: (() => number) | undefined): () => string {

@@ -34,7 +34,7 @@ export function windowOf(timeoutMS: number): number {
   return (FEED_WINDOW_MS + timeoutMS) * US_PER_MS;
 }
 
-/** Changes read per query while scanning the window. */
+/** Changes read per query at most (a follower's read asks for what it may hand out, and one more). */
 const PAGE = 512;
 
 /** A place in the log: the `at` and event id of a change, or a time and '' (no change there). */
@@ -59,11 +59,23 @@ export function positionOf(cursor: string): LogPosition | undefined {
 }
 
 /**
+ * Where changes of a sandbox came into the log behind where its readers may have got to: the
+ * poll (ChangePoller) notes the earliest `at` of the changes it had not seen, numbered, and
+ * each reader reads back to the earliest noted since its last read.
+ */
+export interface LateChanges {
+  /** The number of the latest note of `sandbox`, and the earliest `at` noted after `since`. */
+  since(sandbox: string, since: number): { latest: number; from: number | undefined };
+}
+
+/**
  * One follower of a sandbox's log. The log is ordered by `at`, which servers stamp by their
- * own clocks and which a late insert can land behind, so every read goes back a window (see
- * FEED_WINDOW_MS) from the furthest `at` read (or from now, if that is earlier) and skips the
- * event ids it has read since then: nothing readable later within the window is missed,
- * nothing read twice.
+ * own clocks and which a concurrent or late insert can land behind, so a reader never reads
+ * behind a window (see FEED_WINDOW_MS) back from the furthest `at` read (or from now, if that
+ * is earlier), and skips the event ids it has read since then: nothing readable later within
+ * the window is missed, nothing read twice. It reads the whole window first; then on from
+ * where it got to, and back to where the poll noted a change it had not seen (LateChanges):
+ * a read costs what is new, not the window.
  * Changes come in (at, id) order within a read.
  */
 export class MongoChangeReader implements ChangeReader {
@@ -71,11 +83,15 @@ export class MongoChangeReader implements ChangeReader {
   private last: LogPosition;
   /** The furthest `at` handed out. */
   private reached: number;
-  /** Reads start here; it only moves forward, so what is behind it is never read again. */
+  /** No read goes behind it; it only moves forward, so what is behind it is never read again. */
   private floor: number;
+  /** The next read starts here (or at the floor, if that is later), unless a late change is noted earlier. */
+  private resume: number;
+  /** The last note of late changes a read has covered. */
+  private noted: number;
   /** Event ids read at or after the floor, with their `at`, in the order read. */
   private readonly seen = new Map<string, number>();
-  /** How far back from where it got to each read goes (see windowOf). */
+  /** How far back from where it got to a read may go (see windowOf). */
   private readonly window: number;
 
   constructor(
@@ -85,11 +101,14 @@ export class MongoChangeReader implements ChangeReader {
     /** In the log's unit, microseconds. */
     private readonly now: () => number,
     private readonly timeoutMS: number,
+    private readonly late: LateChanges,
   ) {
     this.last = start;
     this.reached = start.at;
     this.window = windowOf(timeoutMS);
     this.floor = Math.min(start.at, now()) - this.window;
+    this.resume = this.floor;
+    this.noted = late.since(sandbox, Infinity).latest;
     if (start.id !== '') this.seen.set(start.id, start.at);
   }
 
@@ -99,49 +118,66 @@ export class MongoChangeReader implements ChangeReader {
 
   /** Takes every change readable now as read, without handing it out: a follower from now. */
   async skipReadable(): Promise<void> {
-    await this.scan({ _id: 1, at: 1 }, (document) => {
+    await this.scan(this.floor, { _id: 1, at: 1 }, (document) => {
       this.seen.set(document._id, document.at);
       return true;
     });
+    this.resume = Math.max(this.floor, this.reached);
   }
 
   async next(limit: number): Promise<PlantChange[]> {
     this.floor = Math.max(this.floor, Math.min(this.reached, this.now()) - this.window);
-    // Forgotten in the order read, which is nearly `at` order: a late one lingers a little.
-    for (const [id, at] of this.seen) {
-      if (at >= this.floor) break;
-      this.seen.delete(id);
-    }
+    forgetBefore(this.seen, this.floor);
     const found: PlantChange[] = [];
     if (limit <= 0) return found;
-    await this.scan(undefined, (document) => {
+    const { latest, from: lateFrom } = this.late.since(this.sandbox, this.noted);
+    const from = Math.max(this.floor, Math.min(this.resume, lateFrom ?? Infinity));
+    let cut: number | undefined;
+    await this.scan(from, undefined, (document) => {
       this.seen.set(document._id, document.at);
       this.last = { at: document.at, id: document._id };
       this.reached = Math.max(this.reached, document.at);
       found.push({ cursor: changeCursor(this.last), event: eventOf(document) });
-      return found.length < limit;
-    });
+      if (found.length < limit) return true;
+      cut = document.at;
+      return false;
+    }, Math.min(PAGE, limit + 1));
+    // Every change noted so far is at or after `from`: read up to the cut (where the next read
+    // goes on), or to the end.
+    this.resume = cut ?? this.reached;
+    this.noted = latest;
     return found;
   }
 
-  /** Visits the changes not seen from the floor on, in (at, id) order, while `visit` answers true. */
-  private async scan(projection: Record<string, 1> | undefined, visit: (document: ChangeDocument) => boolean): Promise<void> {
+  /** Visits the changes not seen from `from` on, in (at, id) order, while `visit` answers true. */
+  private async scan(from: number, projection: Record<string, 1> | undefined, visit: (document: ChangeDocument) => boolean, page = PAGE): Promise<void> {
     let after: LogPosition | undefined;
     for (;;) {
       // The `at` range bounds the index scan; past a page, the id breaks ties on its last `at`.
       const filter = (
         after === undefined
-          ? { sb: this.sandbox, at: { $gte: this.floor } }
+          ? { sb: this.sandbox, at: { $gte: from } }
           : { sb: this.sandbox, at: { $gte: after.at }, $or: [{ at: { $gt: after.at } }, { _id: { $gt: after.id } }] }
       ) as Filter<ChangeDocument>;
-      const page = await withDeadline(this.timeoutMS, (signal) =>
-        this.changes.find(filter, { sort: { at: 1, _id: 1 }, limit: PAGE, ...(projection && { projection }), maxTimeMS: this.timeoutMS, signal }).toArray(),
+      const documents = await withDeadline(this.timeoutMS, (signal) =>
+        this.changes.find(filter, { sort: { at: 1, _id: 1 }, limit: page, ...(projection && { projection }), maxTimeMS: this.timeoutMS, signal }).toArray(),
       );
-      for (const document of page) if (!this.seen.has(document._id) && !visit(document)) return;
-      if (page.length < PAGE) return;
-      const { at, _id } = page[page.length - 1]!;
+      for (const document of documents) if (!this.seen.has(document._id) && !visit(document)) return;
+      if (documents.length < page) return;
+      const { at, _id } = documents[documents.length - 1]!;
       after = { at, id: _id };
     }
+  }
+}
+
+/**
+ * Forgets the event ids read before `floor`, in the order they were read, which is nearly
+ * `at` order (a late one lingers a little).
+ */
+export function forgetBefore(seen: Map<string, number>, floor: number): void {
+  for (const [id, at] of seen) {
+    if (at >= floor) break;
+    seen.delete(id);
   }
 }
 

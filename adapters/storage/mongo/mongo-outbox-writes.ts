@@ -16,7 +16,7 @@ import { documentAt, freshVersion, type PlantDocument, type PlantKey } from './p
 // - A tombstone holds an outbox or changes on their way to the change log (pending-changes.ts):
 //   one left with neither is deleted, never left behind.
 // - A write computed from a read of the document is conditional on its version `v`.
-// With a change log, each add and remove also puts its change into the document (`change`),
+// With a change log, each add and remove also puts its change into the document (`feed`),
 // and answers what it left there to copy into the log (see Written).
 
 /** Rounds a write may lose to concurrent changes of the same plant before it gives up. */

@@ -15,7 +15,6 @@ export interface EventStreamLimits {
 
 export const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferBytes: 64 * 1024, drainTimeoutMs: 10_000, retryMs: 2_000 };
 
-/** How a stream ended, for the request line. */
 /**
  * Writes a change feed as Server-Sent Events (WHATWG HTML, "Server-sent events") until the
  * client goes, the server closes (`closing`), or the client stops taking what is written.

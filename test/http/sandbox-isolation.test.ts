@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { HttpClient } from '../support/http-client.js';
+import type { AddLimits, PageRequest, PendingDelivery, Plant, PlantRepository } from '../../core/index.js';
+import { HttpClient, type HttpResponse } from '../support/http-client.js';
 import { memoryStorage, randomToken, startHttpServer, type HttpServer } from '../support/http-server.js';
 import { eventually } from '../support/eventually.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -109,5 +110,208 @@ export function sandboxIsolationSuite(storageName: string, storage: StorageFacto
   });
 }
 
+/**
+ * A sandbox learns nothing from how long another's ids take: a GET or DELETE answering 404
+ * for an id another sandbox holds, and a POST creating such an id (200: ids are per
+ * sandbox), against the same for an id nobody holds.
+ *
+ * Why they cannot differ: the request reaches the storage as one keyed call on its own
+ * sandbox's view (`plantsIn`), the same call whether or not another sandbox holds the id,
+ * and each storage answers it from that sandbox's keys alone: memory from the sandbox's own
+ * maps, disk from a key of its own range (`[name, id]`; the disk storage's tests hold every
+ * range to one sandbox). The first test holds the request to that path, exactly; the others
+ * time it over HTTP, where a noisy machine can only show a gross difference, and prove on a
+ * storage made to leak that the comparison does show one.
+ */
+export function sandboxTimingSuite(storageName: string, storage: StorageFactory): void {
+  describe(`sandboxes over HTTP on ${storageName} storage: timing tells nothing of another's ids`, function () {
+    this.timeout(60_000);
+    // Ids garden-b holds, and ids nobody holds: far apart, so neither range is near the other.
+    const HELD = 400;
+    const FRESH = 1_000_000;
+    const PAIRS = 150;
+    const tokens = { a: randomToken(), b: randomToken() };
+    let server: HttpServer;
+    let a: HttpClient;
+    let trace: string[] = [];
+
+    const start = async (wrap: (inner: PlantRepository) => PlantRepository) => {
+      server = await startHttpServer(wrapped(storage, wrap), { tokens: [`${tokens.a} sandbox=garden-a`, `${tokens.b} sandbox=garden-b`] });
+      a = server.http.withToken(tokens.a);
+      const b = server.store.sandbox('garden-b');
+      // Concurrent creates share a disk commit.
+      await Promise.all(Array.from({ length: HELD }, (_, i) => b.create({ id: i + 1, name: `b${i + 1}` })));
+    };
+    afterEach(async () => {
+      await server?.close();
+    });
+
+    const timed = async (answer: Promise<HttpResponse>, status: number) => {
+      const response = await answer;
+      expect(response.status, response.request).to.equal(status);
+      return response.elapsedMs!;
+    };
+    const get = (id: number) => timed(a.get(`/plants/${id}`), 404);
+    const remove = (id: number) => timed(a.delete(`/plants/${id}`), 404);
+    const create = (id: number) => timed(a.create(id, `a${id}`), 200);
+
+    it("a request calls its own sandbox's view only, the same call whether or not another sandbox holds the id", async () => {
+      await start((inner) => new TracingRepository(inner, (call) => trace.push(call)));
+      const calls = async (request: () => Promise<unknown>, id: number) => {
+        trace = [];
+        await request();
+        return trace.map((call) => call.replace(` ${id}`, ' <id>'));
+      };
+      for (const [request, expected] of [
+        [get, ['garden-a findById <id>']],
+        [remove, ['garden-a remove <id>']],
+        [create, ['garden-a add <id>']],
+      ] as const) {
+        expect(await calls(() => request(7), 7), 'an id garden-b holds').to.deep.equal(expected);
+        expect(await calls(() => request(FRESH), FRESH), 'an id nobody holds').to.deep.equal(expected);
+      }
+    });
+
+    it('GET and DELETE answering 404 take as long for an id another sandbox holds as for one nobody holds', async () => {
+      await start((inner) => inner);
+      await pairedRatio(50, (i) => get(1 + (i % HELD)), (i) => get(FRESH + i)); // warm-up
+      expectNoDifference('GET', await pairedRatio(PAIRS, (i) => get(1 + (i % HELD)), (i) => get(FRESH + i)));
+      expectNoDifference('DELETE', await pairedRatio(PAIRS, (i) => remove(1 + (i % HELD)), (i) => remove(FRESH + i)));
+    });
+
+    it('POST takes as long to create an id another sandbox holds as a fresh one', async () => {
+      await start((inner) => inner);
+      // Each id once: a created id is taken in garden-a from then on.
+      await pairedRatio(25, (i) => create(1 + i), (i) => create(FRESH + i)); // warm-up
+      expectNoDifference('POST', await pairedRatio(PAIRS, (i) => create(26 + i), (i) => create(FRESH + 25 + i)));
+    });
+
+    it('the comparison shows a leak: on a storage that takes 3 ms longer over ids another sandbox holds, the 404s differ', async () => {
+      await start((inner) => new LeakingRepository(inner, 3));
+      await pairedRatio(50, (i) => get(1 + (i % HELD)), (i) => get(FRESH + i)); // warm-up
+      expect(await pairedRatio(PAIRS, (i) => get(1 + (i % HELD)), (i) => get(FRESH + i))).to.be.above(TOLERATED);
+    });
+  });
+}
+
+/**
+ * How far apart the medians may be. One request takes under a millisecond here, and a busy
+ * machine stretches single ones several times over, but the median of paired ratios held
+ * within 0.90–1.10 in 66 comparisons (11 runs of these tests on a shared 2-core machine, 3
+ * of them beside three busy loops); the leak test's 3 ms more gave 5.1 to 18.4. So only a
+ * gross difference fails.
+ */
+const TOLERATED = 1.5;
+
+function expectNoDifference(what: string, ratio: number): void {
+  expect(ratio, `${what}: median of (id held elsewhere) / (id nobody holds)`).to.be.within(1 / TOLERATED, TOLERATED);
+}
+
+/**
+ * The median of `first(i) / second(i)` over `pairs` pairs run back to back, which goes
+ * first alternating: whatever slows the machine for a moment slows both of a pair alike.
+ */
+async function pairedRatio(pairs: number, first: (i: number) => Promise<number>, second: (i: number) => Promise<number>): Promise<number> {
+  const ratios: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      const one = await first(i);
+      ratios.push(one / (await second(i)));
+    } else {
+      const two = await second(i);
+      ratios.push((await first(i)) / two);
+    }
+  }
+  ratios.sort((x, y) => x - y);
+  return ratios[ratios.length >> 1]!;
+}
+
+/** The factory's storage, wrapped (its outbox kept, for the server's wiring). */
+function wrapped(storage: StorageFactory, wrap: (inner: PlantRepository) => PlantRepository): StorageFactory {
+  return async () => {
+    const fixture = await storage();
+    const repository = Object.assign(wrap(fixture.repository), { outbox: (fixture.repository as { outbox?: unknown }).outbox });
+    return { repository, close: () => fixture.close() };
+  };
+}
+
+/** Delegates to a sandboxed storage, telling `record` of each plant call as `<sandbox> <operation> <id>`. */
+class TracingRepository implements PlantRepository {
+  readonly sandbox: (name: string) => PlantRepository;
+
+  constructor(
+    private readonly inner: PlantRepository,
+    private readonly record: (call: string) => void,
+    private readonly name = 'default',
+  ) {
+    this.sandbox = (name) => new TracingRepository(inner.sandbox!(name), record, name);
+  }
+
+  page(request: PageRequest): Promise<Plant[]> {
+    this.record(`${this.name} page`);
+    return this.inner.page(request);
+  }
+  findById(id: number): Promise<Plant | undefined> {
+    this.record(`${this.name} findById ${id}`);
+    return this.inner.findById(id);
+  }
+  add(plant: Plant, deliveries?: readonly PendingDelivery[], limits?: AddLimits): Promise<boolean> {
+    this.record(`${this.name} add ${plant.id}`);
+    return this.inner.add(plant, deliveries, limits);
+  }
+  remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
+    this.record(`${this.name} remove ${id}`);
+    return this.inner.remove(id, deliveries);
+  }
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+}
+
+/** A sandboxed storage made to leak: a named sandbox's findById spends `ms` more (busy) when another sandbox holds the id. */
+class LeakingRepository implements PlantRepository {
+  readonly sandbox: (name: string) => PlantRepository;
+  private readonly views = new Map<string, PlantRepository>();
+
+  constructor(
+    private readonly inner: PlantRepository,
+    private readonly ms: number,
+    private readonly name = 'default',
+    root?: LeakingRepository,
+  ) {
+    const top = root ?? this;
+    this.sandbox = (name) => {
+      let view = top.views.get(name);
+      if (view === undefined) top.views.set(name, (view = new LeakingRepository(inner.sandbox!(name), ms, name, top)));
+      return view;
+    };
+    this.heldElsewhere = async (id) => {
+      for (const [name, view] of top.views) if (name !== this.name && (await (view as LeakingRepository).inner.findById(id)) !== undefined) return true;
+      return false;
+    };
+  }
+
+  private readonly heldElsewhere: (id: number) => Promise<boolean>;
+
+  page(request: PageRequest): Promise<Plant[]> {
+    return this.inner.page(request);
+  }
+  async findById(id: number): Promise<Plant | undefined> {
+    if (await this.heldElsewhere(id)) for (const until = performance.now() + this.ms; performance.now() < until; );
+    return this.inner.findById(id);
+  }
+  add(plant: Plant, deliveries?: readonly PendingDelivery[], limits?: AddLimits): Promise<boolean> {
+    return this.inner.add(plant, deliveries, limits);
+  }
+  remove(id: number, deliveries?: readonly PendingDelivery[]): Promise<boolean> {
+    return this.inner.remove(id, deliveries);
+  }
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+}
+
 sandboxIsolationSuite('memory', memoryStorage);
 sandboxIsolationSuite('disk', diskStorage('plant-store-sandbox-http-'));
+sandboxTimingSuite('memory', memoryStorage);
+sandboxTimingSuite('disk', diskStorage('plant-store-sandbox-timing-'));

@@ -109,6 +109,22 @@ export function storageContract(adapterName: string, factory: StorageFactory, su
       expect(ids(await repo.page({ limit: 10, tags: ['Fern'] }))).to.deep.equal([1]);
     });
 
+    it('tags holding control characters, long or short, are found by their tag as any other; removing them leaves no trace', async () => {
+      // U+0000 to U+0005 in tags of 64 UTF-16 units and more: lmdb-js's key encoding writes
+      // those raw, where U+0000 to U+0004 are its separators (tag-key.ts). Each tag is of
+      // the rule (not blank, at most 50 characters: an emoji is one character, two units).
+      const long = '🌵'.repeat(35);
+      const plant = (id: number, name: string, tag: string): Plant => ({ id, name, tag });
+      const tags = ['a\u0000b', `${long}\u0000`, `\u0000${long}`, `${long}\u0000\u0001\u0002\u0003\u0004\u0005z`, `${long}\u0005A`, `${long}\u0005`, '🌿'.repeat(40) + '\u0000q', long, `\u0001${long}`];
+      for (const target of [repo, ...(repo.sandbox ? [repo.sandbox('tagged')] : [])]) {
+        for (const [index, tag] of tags.entries()) expect(await target.add(plant(index + 1, `p${index + 1}`, tag))).to.equal(true);
+        for (const [index, tag] of tags.entries()) expect(await target.page({ limit: 10, tags: [tag] }), JSON.stringify(tag)).to.deep.equal([plant(index + 1, `p${index + 1}`, tag)]);
+        expect(ids(await target.page({ limit: 10, tags }))).to.deep.equal(tags.map((_, index) => index + 1));
+        for (const index of tags.keys()) expect(await target.remove(index + 1)).to.equal(true);
+        for (const tag of tags) expect(await target.page({ limit: 10, tags: [tag] })).to.deep.equal([]);
+      }
+    });
+
     it('add of a taken id reports false and keeps the first plant', async () => {
       expect(await repo.add({ id: 1, name: 'first', tag: 'x' })).to.equal(true);
       expect(await repo.add({ id: 1, name: 'second' })).to.equal(false);

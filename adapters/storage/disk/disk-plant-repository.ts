@@ -23,9 +23,10 @@ import { DiskSandbox, type SandboxHost, type SandboxPlantKey, type SandboxTagKey
 import { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
+import { tagPart, type TagPart } from './tag-key.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 
-type TagKey = [tag: string, id: number];
+type TagKey = [...TagPart, id: number];
 
 export interface DiskPlantRepositoryOptions {
   /** Longest wait for a write to reach the disk, in ms, before it fails as storage unavailable. Default DEFAULT_STORAGE_TIMEOUT_MS. */
@@ -144,11 +145,12 @@ export class DiskPlantRepository implements PlantRepository {
         return plants;
       }
       // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
-      const ranges = [...new Set(tags)].map((tag) =>
-        this.byTag
-          .getRange({ start: [tag, after + 1], end: [tag, MAX_PLANT_ID + 1], limit })
-          .map(({ key, value }): Plant => ({ id: key[1], name: value, tag })),
-      );
+      const ranges = [...new Set(tags)].map((tag) => {
+        const part = tagPart(tag);
+        return this.byTag
+          .getRange({ start: [...part, after + 1], end: [...part, MAX_PLANT_ID + 1], limit })
+          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag }));
+      });
       return mergeById(ranges, limit);
     });
   }
@@ -176,7 +178,7 @@ export class DiskPlantRepository implements PlantRepository {
             return false;
           }
           void this.plants.put(plant.id, stored);
-          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+          if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
           recorded = this.outbox.recordIn(plant.id, deliveries);
           record(DEFAULT_SANDBOX, { created: plant });
           return true;
@@ -190,7 +192,7 @@ export class DiskPlantRepository implements PlantRepository {
       this.write(() =>
         this.plants.ifNoExists(plant.id, () => {
           void this.plants.put(plant.id, stored);
-          if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+          if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
           record(DEFAULT_SANDBOX, { created: plant });
         }),
       ),
@@ -206,7 +208,7 @@ export class DiskPlantRepository implements PlantRepository {
             if (this.plants.doesExist(plant.id)) return false;
             const stored = toStored(plant);
             void this.plants.put(plant.id, stored);
-            if (stored.tag !== undefined) void this.byTag.put([stored.tag, plant.id], stored.name);
+            if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
             record(DEFAULT_SANDBOX, { created: plant });
             return true;
           }),
@@ -224,7 +226,7 @@ export class DiskPlantRepository implements PlantRepository {
           const stored = this.plants.get(id);
           if (stored === undefined) return false;
           void this.plants.remove(id);
-          if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([stored.tag, id]);
+          if (stored.tag !== undefined && stored.tag !== null) void this.byTag.remove([...tagPart(stored.tag), id]);
           recorded = this.outbox.recordIn(id, deliveries);
           record(DEFAULT_SANDBOX, { deleted: id });
           return true;

@@ -15,9 +15,10 @@ import type { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import type { DiskChangeLog, RecordChange } from './disk-change-log.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
+import { tagPart, type TagPart } from './tag-key.js';
 
 export type { SandboxPlantKey } from './disk-delivery-outbox.js';
-export type SandboxTagKey = [sandbox: string, tag: string, id: number];
+export type SandboxTagKey = [sandbox: string, ...TagPart, id: number];
 
 /** What a named sandbox's view shares with the environment's repository (DiskPlantRepository). */
 export interface SandboxHost {
@@ -95,11 +96,12 @@ export class DiskSandbox implements PlantRepository {
         return page;
       }
       // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
-      const ranges = [...new Set(tags)].map((tag) =>
-        byTag
-          .getRange({ start: [name, tag, after + 1], end: [name, tag, MAX_PLANT_ID + 1], limit })
-          .map(({ key, value }): Plant => ({ id: key[2], name: value, tag })),
-      );
+      const ranges = [...new Set(tags)].map((tag) => {
+        const part = tagPart(tag);
+        return byTag
+          .getRange({ start: [name, ...part, after + 1], end: [name, ...part, MAX_PLANT_ID + 1], limit })
+          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag }));
+      });
       return mergeById(ranges, limit);
     });
   }
@@ -130,7 +132,7 @@ export class DiskSandbox implements PlantRepository {
           return false;
         }
         void plants.put(key, stored);
-        if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
+        if (stored.tag !== undefined) void byTag.put([name, ...tagPart(stored.tag), plant.id], stored.name);
         this.setCount(counts, count + 1);
         recorded = outbox.recordInSandbox(name, plant.id, deliveries);
         record(name, { created: plant });
@@ -153,7 +155,7 @@ export class DiskSandbox implements PlantRepository {
           if (plants.doesExist(key)) return false;
           const stored = toStored(plant);
           void plants.put(key, stored);
-          if (stored.tag !== undefined) void byTag.put([name, stored.tag, plant.id], stored.name);
+          if (stored.tag !== undefined) void byTag.put([name, ...tagPart(stored.tag), plant.id], stored.name);
           count++;
           record(name, { created: plant });
           return true;
@@ -178,7 +180,7 @@ export class DiskSandbox implements PlantRepository {
         // Counted before the removal: an absent count is counted from the range as it is.
         const count = this.countIn(plants, counts);
         void plants.remove(key);
-        if (stored.tag !== undefined && stored.tag !== null) void byTag.remove([name, stored.tag, id]);
+        if (stored.tag !== undefined && stored.tag !== null) void byTag.remove([name, ...tagPart(stored.tag), id]);
         this.setCount(counts, count - 1);
         recorded = outbox.recordInSandbox(name, id, deliveries);
         record(name, { deleted: id });
@@ -207,7 +209,7 @@ export class DiskSandbox implements PlantRepository {
             const count = this.countIn(plants, counts);
             for (const { key, value } of gone) {
               void plants.remove(key);
-              if (value.tag !== undefined && value.tag !== null) void byTag.remove([name, value.tag, key[1]]);
+              if (value.tag !== undefined && value.tag !== null) void byTag.remove([name, ...tagPart(value.tag), key[1]]);
             }
             this.setCount(counts, count - gone.length);
           }

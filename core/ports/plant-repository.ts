@@ -30,7 +30,10 @@ export interface PlantRepository {
    * list included, give false at their index), all durable when it resolves. For imports,
    * where one write of many plants is much cheaper than many (disk: one transaction and one
    * sync per call, about 5× faster on a large import; MongoDB: one unordered insertMany);
-   * callers facing a repository without it use `add` for each plant.
+   * callers facing a repository without it use `add` for each plant. It records no change in
+   * the change log, on every storage: an import or a new sandbox's seed is a load, not a
+   * change to tell followers of one by one (a million of them would flood every stream and
+   * double the log for a day).
    */
   addMany?(plants: readonly Plant[]): Promise<boolean[]>;
   /** False when no plant had that id. `deliveries` as for `add`: recorded in the same atomic write. */
@@ -53,9 +56,9 @@ export interface PlantRepository {
   /** Optional: the self-service sandboxes, kept in this storage. */
   readonly sandboxes?: SandboxRegistry;
   /**
-   * Optional: this repository's (sandbox's) change log, which `add`, `addMany`, `remove` and
-   * `purge` append to in the same atomic write as the change (see ChangeLog). A storage
-   * without it has no change feed.
+   * Optional: this repository's (sandbox's) change log, which `add` and `remove` append to
+   * in the same atomic write as the change (see ChangeLog; `addMany` records none, and a
+   * purge takes the sandbox's changes with it). A storage without it has no change feed.
    */
   readonly changes?: ChangeLog;
   /** Optional, with `changes`: how the store forgets the changes older than retention, of every sandbox. */

@@ -201,18 +201,16 @@ export class DiskPlantRepository implements PlantRepository {
 
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
-    return this.recording((record) =>
-      this.write(() =>
-        this.root.transaction(() =>
-          plants.map((plant) => {
-            if (this.plants.doesExist(plant.id)) return false;
-            const stored = toStored(plant);
-            void this.plants.put(plant.id, stored);
-            if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
-            record(DEFAULT_SANDBOX, { created: plant });
-            return true;
-          }),
-        ),
+    // A bulk load records no change (PlantRepository.addMany).
+    return this.write(() =>
+      this.root.transaction(() =>
+        plants.map((plant) => {
+          if (this.plants.doesExist(plant.id)) return false;
+          const stored = toStored(plant);
+          void this.plants.put(plant.id, stored);
+          if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
+          return true;
+        }),
       ),
     );
   }

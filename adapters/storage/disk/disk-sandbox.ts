@@ -147,7 +147,8 @@ export class DiskSandbox implements PlantRepository {
     const [plants, byTag, counts] = this.writable();
     const name = this.name;
     // One transaction: reads inside it see its own earlier puts, so a repeated id is refused too.
-    return this.host.recording((record) => this.host.write(() =>
+    // A bulk load records no change (PlantRepository.addMany).
+    return this.host.write(() =>
       this.host.root.transaction(() => {
         let count = this.countIn(plants, counts);
         const added = list.map((plant) => {
@@ -157,13 +158,12 @@ export class DiskSandbox implements PlantRepository {
           void plants.put(key, stored);
           if (stored.tag !== undefined) void byTag.put([name, ...tagPart(stored.tag), plant.id], stored.name);
           count++;
-          record(name, { created: plant });
           return true;
         });
         this.setCount(counts, count);
         return added;
       }),
-    ));
+    );
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {

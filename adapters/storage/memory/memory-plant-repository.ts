@@ -84,16 +84,24 @@ export class MemoryPlantRepository implements PlantRepository {
   async add(plant: Plant, deliveries: readonly PendingDelivery[] = [], limits?: AddLimits): Promise<boolean> {
     // Checked and added in one synchronous step: concurrent adds at the edge cannot pass it together.
     if (limits?.maxPlants !== undefined && this.byId.size >= limits.maxPlants && !this.byId.has(plant.id)) throw sandboxFull(limits.maxPlants);
-    const stored = toStored(plant);
-    if (!this.byId.setIfNotPresent(plant.id, stored)) return false;
-    if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
+    const stored = this.insert(plant);
+    if (stored === undefined) return false;
     this.outbox.record(plantKey(plant.id, this.sandboxName), deliveries);
     this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plantCreated(toPlant(plant.id, stored), this.sandboxName));
     return true;
   }
 
+  /** A bulk load records no change (PlantRepository.addMany). */
   async addMany(plants: readonly Plant[]): Promise<boolean[]> {
-    return Promise.all(plants.map((plant) => this.add(plant)));
+    return plants.map((plant) => this.insert(plant) !== undefined);
+  }
+
+  /** Stores `plant` unless its id is taken; what was stored, or undefined. */
+  private insert(plant: Plant): StoredPlant | undefined {
+    const stored = toStored(plant);
+    if (!this.byId.setIfNotPresent(plant.id, stored)) return undefined;
+    if (stored.tag !== undefined) this.tagTree(stored.tag).set(plant.id, stored);
+    return stored;
   }
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {

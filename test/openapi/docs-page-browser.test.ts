@@ -30,7 +30,7 @@ const flags = [
 ];
 
 const signupTitle = 'with sign-up on: "Get a sandbox token", then "Try it out" creates and lists plants in the new sandbox only';
-const feedTitle = "the change feed with Chromium's own EventSource, from the docs page's origin: live events in order; closed, changes made, then a new EventSource with ?after= the last id: exactly the missed ones";
+const feedTitle = "the change feed with Chromium's own EventSource, from the docs page's origin: live events in order; closed, 100 changes made, then a new EventSource with ?after= the last id: exactly those 100, then live";
 
 const title = (basePath: string) =>
   `GET /docs${basePath ? ` with base path ${basePath}` : ''} in Chromium: every operation shows; with a pasted token, GET ${basePath}/plants answers 200 with the plants`;
@@ -172,12 +172,21 @@ describe('the docs page in a headless browser', function () {
     const live = await received(3);
     expect(live.map(([type, data]) => `${type} ${data}`)).to.deep.equal(['plant.created {"id":1,"name":"Monstera"}', 'plant.created {"id":2,"name":"Calathea"}', 'plant.deleted {"id":1}']);
 
+    // Closed, then 100 changes: 80 creates and 20 deletes.
     await page.evaluate(() => (window as unknown as { feed: EventSource }).feed.close());
-    for (let id = 3; id <= 12; id++) await api.http.create(id, `while away ${id}`);
+    const missed: string[] = [];
+    for (let id = 3; id <= 82; id++) {
+      await api.http.create(id, `while away ${id}`);
+      missed.push(`plant.created ${id}`);
+    }
+    for (let id = 3; id <= 22; id++) {
+      await api.http.delete(`/plants/${id}`);
+      missed.push(`plant.deleted ${id}`);
+    }
     await follow(`access_token=${api.token}&after=${encodeURIComponent(live.at(-1)![2]!)}`);
-    await api.http.create(13, 'after the resume');
-    const resumed = await received(11);
-    expect(resumed.map(([type, data]) => `${type} ${JSON.parse(data!).id}`)).to.deep.equal(Array.from({ length: 11 }, (_, i) => `plant.created ${i + 3}`));
+    await api.http.create(83, 'after the resume');
+    const resumed = await received(101);
+    expect(resumed.map(([type, data]) => `${type} ${JSON.parse(data!).id}`)).to.deep.equal([...missed, 'plant.created 83']);
 
     expect(blocked, 'requests that left the test server').to.deep.equal([]);
     expect(errors, 'console errors (a CSP violation is one)').to.deep.equal([]);

@@ -1,8 +1,8 @@
 import { string } from 'yup';
-import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaults.js';
+import { DEFAULT_DATABASE_NAME, DEFAULT_MONGODB_CHANGE_LOG } from '../../adapters/storage/mongo/mongo-defaults.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import type { DiskStorageOption, MongoStorageOption } from '../store/storage.js';
-import { integer, labelOf, optionalText, setting } from './setting.js';
+import { integer, labelOf, onOff, optionalText, setting } from './setting.js';
 
 export const STORAGE_KINDS = ['disk', 'memory', 'mongodb'] as const;
 export type StorageKind = (typeof STORAGE_KINDS)[number];
@@ -25,6 +25,10 @@ export const storageSettings = {
     { option: 'storage.databaseName', flag: 'mongodb-db', env: 'MONGODB_DB', default: '', shownDefault: DEFAULT_DATABASE_NAME, help: 'database name when the URI has none' },
     optionalText(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -'),
   ),
+  mongodbChangeLog: setting(
+    { option: 'storage.changeLog', flag: 'mongodb-change-log', env: 'PLANT_STORE_MONGODB_CHANGE_LOG', default: DEFAULT_MONGODB_CHANGE_LOG ? 'on' : 'off', help: 'on MongoDB, keep the change log the change feed follows (off: a create or delete is one write instead of three, and GET /plants/changes is no route)' },
+    onOff(),
+  ),
   storageTimeout: setting(
     { option: 'storage.timeoutMs', flag: 'storage-timeout-ms', env: 'PLANT_STORE_STORAGE_TIMEOUT_MS', default: String(DEFAULT_STORAGE_TIMEOUT_MS), help: 'longest wait for storage before answering 503' },
     integer(100, 600_000),
@@ -40,6 +44,6 @@ export function storageOptionFrom(v: Values): { readonly value: DiskStorageOptio
   if (v.storage === 'mongodb' && !v.mongodbUri) return `${kind} is mongodb but no ${uri} is set`;
   if (v.storage !== undefined && v.storage !== 'mongodb' && v.mongodbUri) return `${kind} is ${v.storage} but ${uri} is set; unset one of them`;
   if (v.storage === 'memory') return { value: undefined };
-  if (v.mongodbUri) return { value: { mongodbUri: v.mongodbUri, databaseName: v.mongodbDb, timeoutMs: v.storageTimeout } };
+  if (v.mongodbUri) return { value: { mongodbUri: v.mongodbUri, databaseName: v.mongodbDb, timeoutMs: v.storageTimeout, changeLog: v.mongodbChangeLog } };
   return { value: { dataDir: v.dataDir, timeoutMs: v.storageTimeout } };
 }

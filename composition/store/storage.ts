@@ -8,6 +8,8 @@ export interface MongoStorageOption {
   readonly collectionName?: string | undefined;
   /** Longest wait for any storage call before it fails with 50301; default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMs?: number | undefined;
+  /** Keep the change log the change feed follows (default true; see docs/storage.md). */
+  readonly changeLog?: boolean | undefined;
 }
 
 /** Plants on disk in this directory (created if missing), held by this process alone while open. */
@@ -93,6 +95,7 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
       ...(option.databaseName && { databaseName: option.databaseName }),
       ...(option.collectionName && { collectionName: option.collectionName }),
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
+      ...(option.changeLog === false && { changeLog: false }),
     });
     const outboxLimits = { ...DEFAULT_OUTBOX_LIMITS, callTimeoutMs: repository.outbox.callTimeoutMs };
     return { repository, outbox: repository.outbox, outboxLimits, description: repository.description, close: () => repository.close() };

@@ -8,6 +8,7 @@
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
  *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes,feed   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SANDBOX_STORAGE=memory|disk        (the sandboxes section's storage; default memory)
+ *   BENCH_MONGODB_CHANGE_LOG=on|off          (the MongoDB section's server keeps the change log; default on)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
  * MONGODB_URI, when set, is the database of the MongoDB section (as for the tests);

@@ -215,7 +215,9 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
   }
 
   const collection = `bench_plants_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const mongoEnv = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection };
+  // BENCH_MONGODB_CHANGE_LOG=off: the service without the change feed's log (one write a create, not three).
+  const changeLog = process.env['BENCH_MONGODB_CHANGE_LOG'] === 'off' ? 'off' : 'on';
+  const mongoEnv = { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: database, BENCH_MONGODB_COLLECTION: collection, PLANT_STORE_MONGODB_CHANGE_LOG: changeLog };
   const load = { seconds: settings.seconds, connections: settings.connections, token };
   const ids = new IdSource(FIRST_WRITE_ID);
   let service: Contender | undefined;
@@ -244,7 +246,7 @@ export async function mongoSection(settings: Settings, token: string): Promise<M
       }
       results.push(result);
     }
-    return { database: description, storage: `${service.storage}, writes acknowledged with \`${writeConcern}\``, workloads: results };
+    return { database: description, storage: `${service.storage}, writes acknowledged with \`${writeConcern}\`, change log ${changeLog}`, workloads: results };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     progress(`mongodb: failed: ${reason}`);

@@ -22,6 +22,14 @@ describe('storage selection in the configuration', () => {
     expect(storageOf([], { PLANT_STORE_STORAGE: 'mongodb', MONGODB_URI: 'mongodb://db/x' })).to.deep.include({ mongodbUri: 'mongodb://db/x' });
   });
 
+  it('on MongoDB the change log is kept unless PLANT_STORE_MONGODB_CHANGE_LOG / --mongodb-change-log is off', () => {
+    const uri = { MONGODB_URI: 'mongodb://db/x' };
+    expect(storageOf([], uri)).to.deep.include({ changeLog: true });
+    expect(storageOf([], { ...uri, PLANT_STORE_MONGODB_CHANGE_LOG: 'off' })).to.deep.include({ changeLog: false });
+    expect(storageOf(['--mongodb-change-log', 'on'], { ...uri, PLANT_STORE_MONGODB_CHANGE_LOG: 'off' })).to.deep.include({ changeLog: true });
+    expect(() => readConfig([], { ...uri, PLANT_STORE_MONGODB_CHANGE_LOG: 'maybe' })).to.throw(ConfigError, '--mongodb-change-log / PLANT_STORE_MONGODB_CHANGE_LOG must be on or off');
+  });
+
   it('refuses an unknown storage, mongodb without a URI, and a URI beside another storage', () => {
     expect(() => readConfig(['--storage', 'sqlite'], {})).to.throw(ConfigError, '--storage / PLANT_STORE_STORAGE must be one of disk, memory, mongodb, got "sqlite"');
     expect(() => readConfig(['--storage', 'mongodb'], {})).to.throw(ConfigError, 'is mongodb but no --mongodb-uri / MONGODB_URI is set');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JWT_DEFAULTS } from '../../adapters/auth/jwt-settings.js';
-import { DEFAULT_DATABASE_NAME } from '../../adapters/storage/mongo/mongo-defaults.js';
+import { DEFAULT_DATABASE_NAME, DEFAULT_MONGODB_CHANGE_LOG } from '../../adapters/storage/mongo/mongo-defaults.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../../adapters/storage/storage-unavailable.js';
 import { helpText } from '../../composition/config/help-text.js';
 import { shownDefaultOf } from '../../composition/config/setting.js';
@@ -35,6 +35,7 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   sandboxMaxPlants: String(SELF_SERVICE_DEFAULTS.maxPlants),
   sandboxTtl: `${SELF_SERVICE_DEFAULTS.ttlMs / 3_600_000}h`,
   feedRetention: `${DEFAULT_FEED_RETENTION_MS / 3_600_000}h`,
+  mongodbChangeLog: DEFAULT_MONGODB_CHANGE_LOG ? 'on' : 'off',
 };
 const commandOwn: Partial<Record<SettingName, string>> = {
   rateLimit: '50',

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { openStorage } from '../../composition/store/storage.js';
 import { eventually } from '../support/eventually.js';
 import { FeedClient } from '../support/feed-client.js';
 import { randomToken, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { mongoStorageFactory, requireDatabase, type TestDatabase } from '../support/test-database.js';
+import { mongoStorageFactory, requireDatabase, uniqueCollectionName, dropCollection, testDatabaseName, type TestDatabase } from '../support/test-database.js';
 import { changeFeedSuite } from './change-feed-suite.js';
 
 describe('change feed on MongoDB storage', () => {
@@ -12,6 +14,26 @@ describe('change feed on MongoDB storage', () => {
   });
   // At least once: a resumed follower reads the window before its cursor again.
   changeFeedSuite('mongodb', mongoStorageFactory(() => database.uri), false);
+
+  it('with the change log off: a create or delete is one write of the plant alone, nothing goes to <collection>_changes, and the storage has no feed', async () => {
+    const collectionName = uniqueCollectionName();
+    const storage = await openStorage({ mongodbUri: database.uri, databaseName: testDatabaseName(database.uri), collectionName, changeLog: false });
+    const client = new MongoClient(database.uri);
+    try {
+      expect(storage.repository.changes).to.equal(undefined);
+      expect(await storage.repository.add({ id: 1, name: 'one' })).to.equal(true);
+      expect(await storage.repository.add({ id: 2, name: 'two' })).to.equal(true);
+      expect(await storage.repository.remove(1)).to.equal(true);
+      const db = client.db(testDatabaseName(database.uri));
+      expect(await db.collection(collectionName).find({}).toArray()).to.deep.equal([{ _id: 2, name: 'two' }]);
+      expect(await db.collection(`${collectionName}_changes`).countDocuments()).to.equal(0);
+    } finally {
+      await storage.close();
+      await client.close();
+      await dropCollection(database.uri, collectionName);
+      await dropCollection(database.uri, `${collectionName}_changes`);
+    }
+  });
 
   describe('retention', () => {
     const token = randomToken();

@@ -5,7 +5,7 @@ import { insertEach } from './insert-each.js';
 import { addWithDeliveries, removeWithDeliveries } from './mongo-outbox-writes.js';
 import { connectFailure, withDeadline } from './mongo-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
-import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME } from './mongo-defaults.js';
+import { DEFAULT_COLLECTION_NAME, DEFAULT_DATABASE_NAME, DEFAULT_MONGODB_CHANGE_LOG } from './mongo-defaults.js';
 import { keysAfter, keysOf, plantKey, plantProjection, toDocument, toPlant, type PlantDocument, type PlantKey } from './plant-document.js';
 import { MongoSandboxRegistry } from './mongo-sandbox-registry.js';
 import { MongoChangeLog } from './mongo-change-log.js';
@@ -20,6 +20,13 @@ export interface MongoPlantRepositoryOptions {
   readonly collectionName?: string;
   /** Longest wait for any one call, in ms, before it fails as storage unavailable. Default DEFAULT_STORAGE_TIMEOUT_MS. */
   readonly timeoutMS?: number;
+  /**
+   * Keep the change log (`<collection>_changes`) the change feed follows. Default
+   * DEFAULT_MONGODB_CHANGE_LOG (true). Off,
+   * a create or delete is one single-document write, not three (the plant with its change,
+   * the copy into the log, the change taken out), and the repository has no `changes`.
+   */
+  readonly changeLog?: boolean;
 }
 
 /** Longest a readiness ping may take (never longer than the call timeout). */
@@ -56,7 +63,9 @@ export class MongoPlantRepository implements PlantRepository {
     const databaseName = databaseNameIn(uri) ?? options.databaseName ?? DEFAULT_DATABASE_NAME;
     const collectionName = options.collectionName ?? DEFAULT_COLLECTION_NAME;
     const description = `mongodb ${client.options.hosts.join(',')}/${databaseName}.${collectionName}`;
-    const repository = new MongoPlantRepository(client, collectionsOf(client, databaseName, collectionName, timeoutMS), timeoutMS, description);
+    const { changes, ...withoutLog } = collectionsOf(client, databaseName, collectionName, timeoutMS);
+    const collections = (options.changeLog ?? DEFAULT_MONGODB_CHANGE_LOG) ? { ...withoutLog, changes } : withoutLog;
+    const repository = new MongoPlantRepository(client, collections, timeoutMS, description);
     // The monitor's failed checks say why a server cannot be reached (refused, not found…),
     // where the connect call itself may only time out.
     const checks: Error[] = [];

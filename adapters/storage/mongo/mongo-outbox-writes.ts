@@ -1,8 +1,8 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { ErrorCode, PlantStoreError, withDeliveries, type OutboxRecord, type PendingDelivery, type Plant } from '../../../core/index.js';
 import { isDuplicateKey } from './mongo-errors.js';
-import { pendingFields, withPendingChange, type NewChange, type PendingChange, type Written } from './pending-changes.js';
-import { documentAt, freshVersion, type PlantDocument, type PlantKey } from './plant-document.js';
+import { pendingFields, withPendingChange, type NewChange, type Written } from './pending-changes.js';
+import { documentAt, freshVersion, type PendingChange, type PlantDocument, type PlantKey } from './plant-document.js';
 
 // Changes that carry deliveries, on a database without multi-document transactions: the
 // deliveries live inside the plant's own document, so a change and its deliveries are one

@@ -1,6 +1,5 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
-import type { PlantEvent } from '../../../core/index.js';
-import type { PlantDocument, PlantKey } from './plant-document.js';
+import type { PendingChange, PlantDocument, PlantKey } from './plant-document.js';
 
 // A plant's changes on their way to the change log, on a database without multi-document
 // transactions: a write of a plant puts its change into the plant's own document (`feed`), in
@@ -18,14 +17,6 @@ import type { PlantDocument, PlantKey } from './plant-document.js';
 // - A tombstone holds an outbox or pending changes: the write that takes away the last of them
 //   deletes the document instead (a worker's outbox write is conditional on `fv` as read).
 // - A document with pending changes is not claimed for delivery (mongo-delivery-outbox.ts).
-
-/** A change as its plant's document keeps it until it is in the log. */
-export interface PendingChange {
-  /** The event id, which is the `_id` of its log document: copied twice, it is stored once. */
-  readonly e: string;
-  readonly type: PlantEvent['type'];
-  readonly data: PlantEvent['data'];
-}
 
 /** A change to record with a write: the change, and when it is written (for `feedSince`). */
 export interface NewChange {

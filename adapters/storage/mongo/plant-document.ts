@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_SANDBOX, MAX_PLANT_ID, type PendingDelivery, type Plant } from '../../../core/index.js';
-import type { PendingChange } from './pending-changes.js';
+import { DEFAULT_SANDBOX, MAX_PLANT_ID, type PendingDelivery, type Plant, type PlantEvent } from '../../../core/index.js';
 
 /**
  * A plant document's `_id`, which says both the plant and its sandbox:
@@ -82,6 +81,14 @@ export interface PlantDocument {
   fv?: number;
   /** When the oldest of `feed` was written (ms since the epoch): indexed, so a sweeper finds changes left behind. */
   feedSince?: number;
+}
+
+/** A change as its plant's document keeps it until it is in the log (see pending-changes.ts). */
+export interface PendingChange {
+  /** The event id, which is the `_id` of its log document: copied twice, it is stored once. */
+  readonly e: string;
+  readonly type: PlantEvent['type'];
+  readonly data: PlantEvent['data'];
 }
 
 /** A new outbox version: 48 random bits, never handed out twice in practice. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FollowChanges, type PlantChange, type PlantRepository } from '../../core/index.js';
-import type { StorageFactory, StorageFixture } from './storage-contract.js';
+import { freshRepositoryEach, type StorageFactory } from './storage-contract.js';
 
 /** Every change a reader has, read until it has `count` or `timeoutMs` passes. */
 async function readAll(open: Awaited<ReturnType<NonNullable<PlantRepository['changes']>['open']>>, count: number, timeoutMs = 5_000): Promise<PlantChange[]> {
@@ -22,13 +22,11 @@ const described = (change: PlantChange) => `${change.event.type} ${change.event.
  */
 export function changeLogContract(adapterName: string, factory: StorageFactory, exactly: boolean): void {
   describe(`${adapterName} change log contract`, () => {
-    let fixture: StorageFixture;
+    const repository = freshRepositoryEach(factory);
     let repo: PlantRepository;
-    beforeEach(async () => {
-      fixture = await factory();
-      repo = fixture.repository;
+    beforeEach(() => {
+      repo = repository();
     });
-    afterEach(async () => fixture?.close());
     const log = (repository: PlantRepository = repo) => repository.changes!;
 
     it('records every create and delete, refused ones not, in commit order; a reader from a cursor gets what came after it', async () => {

@@ -8,6 +8,19 @@ export interface StorageFixture {
 }
 export type StorageFactory = () => Promise<StorageFixture>;
 
+/** Inside a describe: a fresh repository from `factory` for each test, closed after it; read it through the getter. */
+export function freshRepositoryEach(factory: StorageFactory): () => PlantRepository {
+  let fixture: StorageFixture | undefined;
+  beforeEach(async () => {
+    fixture = await factory();
+  });
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+  return () => fixture!.repository;
+}
+
 /**
  * The behaviour every storage adapter promises. Each adapter's test file calls this with a
  * factory of empty, isolated repositories; nothing here knows which adapter it runs on.
@@ -29,13 +42,11 @@ export interface StorageSupports {
 
 export function storageContract(adapterName: string, factory: StorageFactory, supports: StorageSupports): void {
   describe(`${adapterName} storage contract`, () => {
-    let fixture: StorageFixture;
+    const repository = freshRepositoryEach(factory);
     let repo: PlantRepository;
-    beforeEach(async () => {
-      fixture = await factory();
-      repo = fixture.repository;
+    beforeEach(() => {
+      repo = repository();
     });
-    afterEach(async () => fixture?.close());
 
     const addAll = async (plants: Plant[]) => {
       for (const plant of plants) expect(await repo.add(plant)).to.equal(true);

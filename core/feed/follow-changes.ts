@@ -62,7 +62,10 @@ class Waker {
   woken = false;
   private resolve: (() => void) | undefined;
   private readonly unwatch: () => void;
-  private readonly onAbort = () => this.wakeUp();
+  private stopped = false;
+  // Stops watching too: a follower whose changes are never iterated (a caller that leaves at
+  // feed.reset) would otherwise stay subscribed, and keep a storage polling, until close.
+  private readonly onAbort = () => this.stop();
 
   constructor(log: ChangeLog, private readonly signal: AbortSignal) {
     this.unwatch = log.watch(() => this.wakeUp());
@@ -75,7 +78,10 @@ class Waker {
   }
 
   stop(): void {
-    this.unwatch();
+    if (!this.stopped) {
+      this.stopped = true;
+      this.unwatch();
+    }
     this.signal.removeEventListener('abort', this.onAbort);
     this.wakeUp();
   }

@@ -37,7 +37,8 @@ export interface ChangeRetention {
   /**
    * Optional, for a storage that records a change in two steps (MongoDB, without
    * transactions): finishes recording the changes whose writer stopped between them, at most
-   * `limit`; answers how many it found. The sweeper calls it every few seconds.
+   * `limit`; answers how many it finished (the sweeper calls again while that is `limit`, so
+   * one it cannot finish is not counted). The sweeper calls it every few seconds.
    */
   recoverStranded?(limit: number): Promise<number>;
 }

@@ -140,10 +140,24 @@ export function changeLogContract(adapterName: string, factory: StorageFactory, 
       const opened = await log(gone).open(undefined);
       await gone.add({ id: 1, name: 'x' });
       const [change] = await readAll(opened, 1);
+      await gone.add({ id: 2, name: 'y' });
       while ((await gone.purge!(10)) > 0);
       expect((await log(gone).open(change!.cursor)).reset).to.equal(true);
+      // Retention reaching the purged changes one at a time leaves their cursors reset.
+      await repo.changeRetention!.pruneBefore(Date.now() + 1, 1);
+      expect((await log(gone).open(change!.cursor)).reset, 'after retention pruned part of them').to.equal(true);
       const anew = await log(repo.sandbox!('short-lived')).open(undefined);
       expect(await anew.reader.next(10)).to.deep.equal([]);
+    });
+
+    it('a sandbox whose plants were all deleted before its purge forgets its changes too', async () => {
+      const gone = repo.sandbox!('emptied');
+      const opened = await log(gone).open(undefined);
+      await gone.add({ id: 1, name: 'x' });
+      await gone.remove(1);
+      const [change] = await readAll(opened, 1);
+      while ((await gone.purge!(10)) > 0);
+      expect((await log(gone).open(change!.cursor)).reset).to.equal(true);
     });
 
     it('FollowChanges: a follower waits for the next change and is woken by it', async () => {
@@ -157,6 +171,29 @@ export function changeLogContract(adapterName: string, factory: StorageFactory, 
       expect(value.event).to.deep.equal({ type: 'plant.created', data: { id: 9, name: 'nine' } });
       stop.abort();
       expect((await iterator.next()).done, 'ends when aborted').to.equal(true);
+    });
+
+    it('FollowChanges: a follower left before its changes are iterated (at feed.reset, say) stops watching when aborted', async () => {
+      let watching = 0;
+      const changes = log();
+      const counted = {
+        changes: {
+          open: (cursor: string | undefined) => changes.open(cursor),
+          watch: (wake: () => void) => {
+            watching++;
+            const unwatch = changes.watch(wake);
+            return () => {
+              watching--;
+              unwatch();
+            };
+          },
+        },
+      } as unknown as PlantRepository;
+      const stop = new AbortController();
+      const following = await new FollowChanges(counted).execute('forged', undefined, stop.signal);
+      expect([following.reset, watching]).to.deep.equal([true, 1]);
+      stop.abort();
+      expect(watching, 'unwatched on abort, its changes never iterated').to.equal(0);
     });
   });
 }

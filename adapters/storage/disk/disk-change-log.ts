@@ -90,10 +90,18 @@ export class DiskChangeLog implements ChangeRetention {
    */
   async writing<T>(write: (record: RecordChange) => Promise<T>): Promise<T> {
     const sequences: number[] = [];
+    let failed = true;
     try {
-      return await write((sandbox, change) => sequences.push(this.recordIn(sandbox, change)));
+      const result = await write((sandbox, change) => sequences.push(this.recordIn(sandbox, change)));
+      failed = false;
+      return result;
     } finally {
-      if (sequences.length > 0) this.settled(sequences);
+      // A write that failed past its deadline may still commit: its numbers settle only once
+      // the environment has flushed what was queued then, so no later change is shown ahead of it.
+      if (sequences.length > 0) {
+        if (failed) void this.root.flushed.then(() => this.settled(sequences), () => this.settled(sequences));
+        else this.settled(sequences);
+      }
     }
   }
 
@@ -135,10 +143,11 @@ export class DiskChangeLog implements ChangeRetention {
         void this.bySequence.remove(key);
         void this.bySandbox.remove([value[0], key]);
       }
-      for (const [sandbox, sequence] of highest) void this.meta.put(`pruned/${sandbox}`, sequence);
+      // Never below a purge's mark (forgetSandboxIn), which retention reaches only later.
+      for (const [sandbox, sequence] of highest) void this.meta.put(`pruned/${sandbox}`, Math.max(sequence, this.prunedThroughOf(sandbox)));
       void this.meta.put('pruned', old.at(-1)!.key);
     }));
-    for (const [sandbox, sequence] of highest) this.prunedThrough.set(sandbox, sequence);
+    for (const [sandbox, sequence] of highest) this.prunedThrough.set(sandbox, Math.max(sequence, this.prunedThroughOf(sandbox)));
     return old.length;
   }
 

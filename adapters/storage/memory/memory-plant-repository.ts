@@ -135,7 +135,8 @@ export class MemoryPlantRepository implements PlantRepository {
       ids.push(id);
     }
     for (const id of ids) this.delete(id);
-    if (ids.length > 0) this.changeRetention.drop(this.sandboxName);
+    // On every call, the last (nothing left) included: a sandbox whose plants were all deleted has changes too.
+    this.changeRetention.drop(this.sandboxName);
     return ids.length + this.outbox.dropSandbox(this.sandboxName, limit - ids.length);
   }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MongoClient, type Collection } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { MongoPlantRepository } from '../../adapters/storage/mongo/mongo-plant-repository.js';
 import { collectionsOf } from '../../adapters/storage/mongo/mongo-collections.js';
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
@@ -9,6 +9,7 @@ import { eventually } from '../support/eventually.js';
 import { FeedClient } from '../support/feed-client.js';
 import { randomToken, startHttpServer, type HttpServer } from '../support/http-server.js';
 import { dropCollection, requireDatabase, testDatabaseName, uniqueCollectionName, type TestDatabase } from '../support/test-database.js';
+import { failingInserts } from '../support/failing-inserts.js';
 
 // A server that stops between the two steps of a write: its plant write lands, its copy into
 // the change log does not. Played here by a repository whose every insert into the log fails
@@ -69,11 +70,3 @@ describe('change feed on MongoDB: a writer that stops between writing a change a
     expect((await feed.received(3)).at(-1)!.data).to.deep.equal({ id: 8, name: 'Ivy' });
   });
 });
-
-/** The log collection as a server that stops right after its plant write sees it: nothing it inserts arrives. */
-function failingInserts<T extends object>(changes: Collection<T>): Collection<T> {
-  return new Proxy(changes, {
-    get: (target, property, receiver) =>
-      property === 'insertOne' || property === 'insertMany' ? () => Promise.reject(new Error('the server stopped here')) : Reflect.get(target, property, receiver),
-  });
-}

@@ -4,6 +4,7 @@ import { startCli, type CliServer } from '../support/cli-process.js';
 import { FeedClient } from '../support/feed-client.js';
 import { HttpClient } from '../support/http-client.js';
 import { withDatabase } from '../support/mongo-uri.js';
+import { quantile } from '../bench/stats.js';
 import { dropDatabase, requireDatabase, type TestDatabase } from '../support/test-database.js';
 
 const token = 'two-servers-feed-token-0123456789abcdef';
@@ -11,9 +12,6 @@ const CREATES = 1000;
 // A few clients at once, as a page's users would: the latency is each create's own.
 const WRITERS = 4;
 const P99_LIMIT_MS = 1000;
-
-/** The value below which a share `q` of the sorted values falls (nearest rank). */
-const percentile = (sorted: readonly number[], q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 
 describe('change feed: two servers on one MongoDB database', function () {
   this.timeout(240_000);
@@ -65,7 +63,7 @@ describe('change feed: two servers on one MongoDB database', function () {
     expect(arrived.size, 'creates that reached server B').to.equal(CREATES);
     // An event may reach the stream before the client hears its answer: no wait then.
     const latencies = [...acknowledged].map(([id, at]) => Math.max(0, arrived.get(id)! - at)).sort((x, y) => x - y);
-    const [p50, p99, max] = [percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.at(-1)!];
+    const [p50, p99, max] = [quantile(latencies, 0.5), quantile(latencies, 0.99), latencies.at(-1)!];
     const repeats = feed.changes.length - new Set(feed.changes.map((event) => event.id)).size;
     console.log(
       `      ${CREATES} creates through A in ${(writing / 1000).toFixed(1)} s (${WRITERS} clients); acknowledgement to arrival on B: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms; ${repeats} repeats`,

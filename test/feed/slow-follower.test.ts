@@ -32,6 +32,7 @@ describe('change feed: a follower that stops reading', function () {
     // A paused socket never reads the end, so the server's side says it: the stream's request
     // line is logged when it ends, and the reading follower's is still open.
     await eventually(() => server.log().includes('/plants/changes'), { timeoutMs: 30_000, what: 'the server to end the stalled stream' });
+    expect(reader.opened, 'the reading follower was never cut (it would have reconnected)').to.equal(1);
     expect(reader.changes.length, 'the reading follower, each change once').to.equal(count);
     expect(reader.changes.at(-1)!.data.id).to.equal(count);
     expect((await server.http.get('/plants?limit=1')).status, 'other requests served').to.equal(200);

@@ -132,7 +132,10 @@ export function changeLogContract(adapterName: string, factory: StorageFactory, 
       // b's cursor read in a: nothing of b's.
       const crossed = await log(a).open(fromB.reader.position);
       await a.add({ id: 2, name: 'a2' });
-      expect((await readAll(crossed, 1)).every((change) => change.event.sandbox === 'garden-a')).to.equal(true);
+      // At least once, a's first change may come again (MongoDB re-reads a window); never one of b's.
+      const read = await readAll(crossed, exactly ? 1 : 2);
+      expect(read.map(described)).to.include('plant.created 2');
+      expect(read.map((change) => change.event.sandbox)).to.deep.equal(read.map(() => 'garden-a'));
     });
 
     it('a purged sandbox forgets its changes: its cursors reset, a sandbox made anew under its name starts empty', async () => {

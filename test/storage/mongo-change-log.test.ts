@@ -7,6 +7,7 @@ import { FEED_WINDOW_MS, type ChangeDocument } from '../../adapters/storage/mong
 import type { PlantDocument } from '../../adapters/storage/mongo/plant-document.js';
 import { CollectionStandIn } from '../support/collection-stand-in.js';
 import { eventually } from '../support/eventually.js';
+import { failingInserts } from '../support/failing-inserts.js';
 
 // The MongoDB change log's own rules, on stand-in collections (each operation whole, as
 // MongoDB applies it): servers whose clocks disagree, pages of changes stamped alike, which
@@ -257,11 +258,3 @@ describe('MongoDB change log', () => {
     expect(log.documents().map((document) => document._id)).to.deep.equal(['~retention']);
   });
 });
-
-/** The log collection as a server that stops right after its plant write sees it: nothing it inserts arrives. */
-function failingInserts<T extends { _id: unknown }>(collection: CollectionStandIn<T>): CollectionStandIn<T> {
-  return new Proxy(collection, {
-    get: (target, property, receiver) =>
-      property === 'insertOne' || property === 'insertMany' ? () => Promise.reject(new Error('the server stopped here')) : Reflect.get(target, property, receiver),
-  });
-}

@@ -1,4 +1,5 @@
 import type { ChangeRetention, Log } from '../../core/index.js';
+import { repeat } from './repeat.js';
 
 /** How long the change log keeps a change, by default: a client offline for a day still resumes. */
 export const DEFAULT_FEED_RETENTION_MS = 24 * 3_600_000;
@@ -6,7 +7,7 @@ export const DEFAULT_FEED_RETENTION_MS = 24 * 3_600_000;
 /** Changes forgotten per storage call: a long backlog is pruned in steps, between requests. */
 const PRUNE_BATCH = 5_000;
 /** How often a storage that records changes in two steps finishes those a stopped writer left (recoverStranded). */
-export const STRANDED_SWEEP_MS = 5_000;
+const STRANDED_SWEEP_MS = 5_000;
 /** Changes finished per storage call. */
 const STRANDED_BATCH = 100;
 
@@ -33,21 +34,5 @@ export function startFeedRetention(retention: ChangeRetention, retentionMs: numb
   }
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
-  };
-}
-
-/**
- * Runs `task` every `ms`, never two at once; a failure is logged as `failed` and the next
- * round tries again (a storage that is down says so on every request anyway). Returns the
- * stop, which waits for a round under way.
- */
-function repeat(ms: number, failed: string, log: Log, task: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  const round = () => task().catch((error: unknown) => log.warn({ err: error }, failed));
-  const timer = setInterval(() => (running ??= round().finally(() => (running = undefined))), ms);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
   };
 }

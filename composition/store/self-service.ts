@@ -3,6 +3,7 @@ import { isPlantStoreError, parseNewPlant, SelfServiceSandboxes, type Clock, typ
 import { readPlantFile } from '../../adapters/files/plant-file-reader.js';
 import { ConfigError } from '../config/config-error.js';
 import type { SandboxOptions } from '../config/sandbox-settings.js';
+import { repeat } from './repeat.js';
 
 /** How often idle sandboxes are looked for: an expired one is gone within about this long. */
 export const EXPIRY_SWEEP_MS = 1000;
@@ -22,25 +23,11 @@ export async function selfServiceFor(options: SandboxOptions, repository: PlantR
   }
   const seed = options.seedFile === undefined ? [] : await readSeed(options.seedFile);
   const sandboxes = new SelfServiceSandboxes(repository, registry, clock, { maxPlants: options.maxPlants, ttlMs: options.ttlMs, seed });
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    // One sweep at a time; a slow one delays the next rather than overlapping it.
-    running = running.then(() =>
-      sandboxes.expireIdle().then(
-        (expired) => expired > 0 && log.info({ expired }, 'idle sandboxes expired'),
-        (error: unknown) => log.warn({ err: error }, 'idle sandboxes could not be expired; trying again'),
-      ),
-    );
-  }, EXPIRY_SWEEP_MS);
-  timer.unref();
-  return {
-    sandboxes,
-    options,
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const stop = repeat(EXPIRY_SWEEP_MS, 'idle sandboxes could not be expired; trying again', log, async () => {
+    const expired = await sandboxes.expireIdle();
+    if (expired > 0) log.info({ expired }, 'idle sandboxes expired');
+  });
+  return { sandboxes, options, stop };
 }
 
 /** The seed plants, each checked by the core's rules; the first bad entry stops start-up, naming its line. */

@@ -1,4 +1,4 @@
-import type { Plant, PlantUseCases } from '../../core/index.js';
+import type { FollowChanges, Plant, PlantUseCases } from '../../core/index.js';
 import { ConfigError } from '../config/config-error.js';
 
 /** A change as `store.changes()` hands it out: the feed's event, with the cursor that resumes after it. */
@@ -20,12 +20,11 @@ export interface ChangesOptions {
  * loop leaving. Throws ConfigError at once for a storage without a change log.
  */
 export function storeChanges(useCases: PlantUseCases, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncIterable<StoreChange> {
-  const followChanges = useCases.followChanges;
-  if (followChanges === undefined || !followChanges.available) throw new ConfigError('this storage keeps no change log');
-  return iterate(followChanges, sandbox, options, closing);
+  if (!useCases.followChanges.available) throw new ConfigError('this storage keeps no change log');
+  return iterate(useCases.followChanges, sandbox, options, closing);
 }
 
-async function* iterate(followChanges: NonNullable<PlantUseCases['followChanges']>, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncGenerator<StoreChange> {
+async function* iterate(followChanges: FollowChanges, sandbox: string | undefined, options: ChangesOptions, closing: AbortSignal): AsyncGenerator<StoreChange> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   for (const signal of [closing, options.signal]) signal?.addEventListener('abort', onAbort, { once: true });

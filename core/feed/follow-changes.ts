@@ -4,7 +4,7 @@ import { plantsIn } from '../sandbox.js';
 import type { PlantChange } from './plant-change.js';
 
 /** Changes read from the log at a time: a follower far behind catches up in steps this size. */
-export const FEED_BATCH = 256;
+const FEED_BATCH = 256;
 
 /** A sandbox's changes as one follower sees them: where it starts, then every later change, live. */
 export interface Following {

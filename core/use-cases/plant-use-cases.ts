@@ -10,6 +10,6 @@ export interface PlantUseCases {
   readonly getPlant: GetPlant;
   readonly createPlant: CreatePlant;
   readonly deletePlant: DeletePlant;
-  /** Absent in use cases made before the change feed existed (a hand-made set): no feed then. */
-  readonly followChanges?: FollowChanges;
+  /** Always there; `available` says whether the storage keeps a change log. */
+  readonly followChanges: FollowChanges;
 }

@@ -13,7 +13,7 @@ export interface EventStreamLimits {
   readonly retryMs: number;
 }
 
-export const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferBytes: 64 * 1024, drainTimeoutMs: 10_000, retryMs: 2_000 };
+const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferBytes: 64 * 1024, drainTimeoutMs: 10_000, retryMs: 2_000 };
 
 /**
  * Writes a change feed as Server-Sent Events (WHATWG HTML, "Server-sent events") until the

@@ -10,7 +10,7 @@ import { FEED_PATH, feedRoutes } from './feed-routes.js';
  * the OpenAPI document), rather than falling through to `/plants/{id}` as a bad id.
  */
 export const feedModule: HttpModuleFactory = ({ useCases, settings: { basePath }, guard, closing, metrics }) => {
-  if (useCases.followChanges?.available) return { router: feedRoutes({ followChanges: useCases.followChanges, basePath, guard, closing, metrics }), paths: feedPaths(basePath) };
+  if (useCases.followChanges.available) return { router: feedRoutes({ followChanges: useCases.followChanges, basePath, guard, closing, metrics }), paths: feedPaths(basePath) };
   const router = new Router({ prefix: basePath, sensitive: true });
   router.all(FEED_PATH, () => {
     throw new PlantStoreError(ErrorCode.NoSuchRoute, `no route for ${FEED_PATH}: this storage keeps no change log`);

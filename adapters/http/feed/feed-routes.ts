@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { FollowChanges, PlantOperation } from '../../../core/index.js';
-import type { AuthState } from '../guards/bearer-auth.js';
+import { isB64token, type AuthState } from '../guards/bearer-auth.js';
 import type { HttpMetrics } from '../app/http-metrics.js';
 import { writeEventStream, type EventStreamLimits } from './event-stream.js';
 
@@ -10,8 +10,6 @@ export const FEED_PATH = '/plants/changes';
 /** Longest cursor read from a request: longer is no cursor of ours (a reset), and is not kept. */
 const MAX_CURSOR_LENGTH = 128;
 
-// RFC 6750 §2.1's b64token, as the Authorization header carries it.
-const b64token = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export interface FeedRoutesOptions {
   readonly followChanges: FollowChanges;
@@ -69,6 +67,6 @@ function cursorOf(lastEventId: string | string[] | undefined, after: string | st
  */
 const tokenFromQuery: Middleware = async (ctx, next) => {
   const token = ctx.query['access_token'];
-  if (ctx.req.headers.authorization === undefined && typeof token === 'string' && b64token.test(token)) ctx.req.headers.authorization = `Bearer ${token}`;
+  if (ctx.req.headers.authorization === undefined && typeof token === 'string' && isB64token(token)) ctx.req.headers.authorization = `Bearer ${token}`;
   await next();
 };

@@ -4,7 +4,12 @@ import type { Check } from './check.js';
 
 export const realm = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
-const bearerHeader = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const B64TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
+const bearerHeader = new RegExp(`^Bearer +(${B64TOKEN}) *$`, 'i');
+const b64token = new RegExp(`^${B64TOKEN}$`);
+
+/** Whether `token` could follow "Bearer " in an Authorization header (RFC 6750 §2.1). */
+export const isB64token = (token: string): boolean => b64token.test(token);
 
 /** State this middleware leaves for later ones (scopes, rate limits, logs): never the token. */
 export interface AuthState {

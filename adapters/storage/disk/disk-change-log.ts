@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import {
-  DEFAULT_SANDBOX,
   plantCreated,
   plantDeleted,
   type ChangeLog,
@@ -222,7 +221,7 @@ export class DiskChangeLog implements ChangeRetention {
 }
 
 function eventOf(sandbox: string, stored: StoredChange): PlantEvent {
-  const named = sandbox === DEFAULT_SANDBOX ? undefined : sandbox;
-  if (stored.t === 'd') return plantDeleted(stored.i, named);
-  return plantCreated(stored.g === undefined || stored.g === null ? { id: stored.i, name: stored.n! } : { id: stored.i, name: stored.n!, tag: stored.g }, named);
+  // The default sandbox's events carry no sandbox field: plantCreated and plantDeleted see to it.
+  if (stored.t === 'd') return plantDeleted(stored.i, sandbox);
+  return plantCreated(stored.g === undefined || stored.g === null ? { id: stored.i, name: stored.n! } : { id: stored.i, name: stored.n!, tag: stored.g }, sandbox);
 }

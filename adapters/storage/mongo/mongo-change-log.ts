@@ -8,9 +8,9 @@ import { forgetCopied, pendingOf, type NewChange, type Pending } from './pending
 import { plantOfKey, type PlantDocument } from './plant-document.js';
 
 /** Followers' reads, the poll and a purge: a sandbox's changes by time. */
-export const CHANGE_ORDER_INDEX = { key: { sb: 1, at: 1, _id: 1 }, name: 'sb_1_at_1__id_1' } as const;
+const CHANGE_ORDER_INDEX = { key: { sb: 1, at: 1, _id: 1 }, name: 'sb_1_at_1__id_1' } as const;
 /** Retention: every sandbox's changes by time. */
-export const CHANGE_TIME_INDEX = { key: { at: 1 }, name: 'at_1' } as const;
+const CHANGE_TIME_INDEX = { key: { at: 1 }, name: 'at_1' } as const;
 /** The plants with changes not yet copied into the log, for the sweeper: sparse, so only they are in it. */
 export const PENDING_INDEX = { key: { feedSince: 1 }, name: 'feedSince_1' } as const;
 

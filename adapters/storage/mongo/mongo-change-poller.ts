@@ -3,7 +3,7 @@ import { withDeadline } from './mongo-errors.js';
 import { forgetBefore, windowOf, type ChangeDocument, type LateChanges } from './mongo-change-reader.js';
 
 /** How often a storage with followers looks for changes other servers copied into the log. */
-export const POLL_INTERVAL_MS = 200;
+const POLL_INTERVAL_MS = 200;
 /** Late changes noted per sandbox: more are folded into the oldest. */
 const NOTES_KEPT = 64;
 

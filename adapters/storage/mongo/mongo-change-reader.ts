@@ -1,5 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
-import { DEFAULT_SANDBOX, plantCreated, plantDeleted, type ChangeReader, type Plant, type PlantChange, type PlantEvent } from '../../../core/index.js';
+import { plantCreated, plantDeleted, type ChangeReader, type Plant, type PlantChange, type PlantEvent } from '../../../core/index.js';
 import { withDeadline } from './mongo-errors.js';
 
 /** A change in the log collection (`<plants>_changes`, see mongo-change-log.ts). */
@@ -46,7 +46,7 @@ export interface LogPosition {
 // `m<at in base 36>.<event id>`: `m` tells it from the other storages' cursors (a reset there).
 const CURSOR = /^m([0-9a-z]{1,11})\.([0-9a-z]{0,32})$/;
 
-export function changeCursor({ at, id }: LogPosition): string {
+function changeCursor({ at, id }: LogPosition): string {
   return `m${at.toString(36)}.${id}`;
 }
 
@@ -183,6 +183,6 @@ export function forgetBefore(seen: Map<string, number>, floor: number): void {
 
 /** The event a log document records, as the feed hands it out. */
 function eventOf(document: ChangeDocument): PlantEvent {
-  const sandbox = document.sb === DEFAULT_SANDBOX ? undefined : document.sb;
-  return document.type === 'plant.created' ? plantCreated(document.data as Plant, sandbox) : plantDeleted(document.data.id, sandbox);
+  // The default sandbox's events carry no sandbox field: plantCreated and plantDeleted see to it.
+  return document.type === 'plant.created' ? plantCreated(document.data as Plant, document.sb) : plantDeleted(document.data.id, document.sb);
 }

@@ -48,8 +48,9 @@ const KEPT_VIEWS = 1024;
  * sandbox's plants; `sandbox(name)` a named one's, in the same collection under keys of
  * their own (see PlantKey), with the same outbox. A named sandbox also keeps a count of its
  * plants, for quotas (see SandboxCounts); the self-service sandboxes' grants are kept beside
- * (`sandboxes`, see MongoSandboxRegistry). Every add and remove records its change in the
- * change log (see MongoChangeLog), and answers once it is there.
+ * (`sandboxes`, see MongoSandboxRegistry). With the change log (the default; see
+ * MongoPlantRepositoryOptions.changeLog), every add and remove records its change in it (see
+ * MongoChangeLog), and answers once it is there.
  */
 export class MongoPlantRepository implements PlantRepository {
   /**

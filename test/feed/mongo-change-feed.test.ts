@@ -27,6 +27,14 @@ describe('change feed on MongoDB storage', () => {
       const db = client.db(testDatabaseName(database.uri));
       expect(await db.collection(collectionName).find({}).toArray()).to.deep.equal([{ _id: 2, name: 'two' }]);
       expect(await db.collection(`${collectionName}_changes`).countDocuments()).to.equal(0);
+      // Served over HTTP, the feed is no route.
+      const server = await startHttpServer(async () => ({ repository: storage.repository, close: async () => {} }));
+      try {
+        const answer = await fetch(`${server.url}/plants/changes`, { headers: { Authorization: `Bearer ${server.token}` } });
+        expect([answer.status, ((await answer.json()) as { error: number }).error]).to.deep.equal([404, 40400]);
+      } finally {
+        await server.close();
+      }
     } finally {
       await storage.close();
       await client.close();

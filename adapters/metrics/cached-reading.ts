@@ -1,3 +1,14 @@
+import type { Aggregator } from 'prom-client';
+
+/**
+ * How the workers of a group (`--workers`) combine a gauge read from the shared storage:
+ * each worker reads the same storage, so their readings are one count, not parts of a
+ * total; they differ only in age (each is renewed after a scrape, see CachedReading), and
+ * the largest is taken, so a reading still 0 (a worker that was not scraped yet, or started
+ * again) or an older smaller one hides no backlog. A process's own gauges are summed.
+ */
+export const SHARED_STORAGE: Aggregator = 'max';
+
 /**
  * A value read from somewhere slow (storage), for scrapes: a scrape gets the latest reading
  * at once, and a reading older than `maxAgeMs` is renewed just after the scrape is answered,

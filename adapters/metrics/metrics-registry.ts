@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { CachedReading } from './cached-reading.js';
+import { CachedReading, SHARED_STORAGE } from './cached-reading.js';
 
 /** The prom-client registry a store's and a server's metrics are kept in. */
 export type MetricsRegistry = Registry;
@@ -28,6 +28,7 @@ export function countSandboxes(registry: MetricsRegistry, count: (() => Promise<
     name: 'plant_store_sandboxes',
     help: 'Self-service sandboxes in the storage (0 while sign-up is off), counted at most every 5 s.',
     registers: [registry],
+    aggregator: SHARED_STORAGE,
     collect() {
       this.set(reading?.current() ?? 0);
     },

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { AttemptOutcome, DeliveryMetrics, DeliveryState } from '../../core/index.js';
 import { LAG_SECONDS } from './buckets.js';
-import { CachedReading } from './cached-reading.js';
+import { CachedReading, SHARED_STORAGE } from './cached-reading.js';
 import { TalliedCounter, type CounterSeries } from './tallied-counter.js';
 import { TalliedHistogram, type HistogramSeries } from './tallied-histogram.js';
 
@@ -49,6 +49,8 @@ export class WebhookMetrics implements DeliveryMetrics {
       name: 'plant_store_webhook_pending',
       help: 'Webhook deliveries waiting to be sent or retried (read from storage after a scrape, at most every 5 s).',
       registers: [registry],
+      // The storage's, not a process's: workers of a group read the same count (see SHARED_STORAGE).
+      aggregator: SHARED_STORAGE,
       collect() {
         if (reading !== undefined) this.set(reading.current().pending);
       },
@@ -57,6 +59,7 @@ export class WebhookMetrics implements DeliveryMetrics {
       name: 'plant_store_webhook_oldest_pending_seconds',
       help: 'Age of the change behind the oldest pending webhook delivery; 0 when none is pending.',
       registers: [registry],
+      aggregator: SHARED_STORAGE,
       collect() {
         if (reading === undefined) return;
         const { oldestPendingAt } = reading.current();

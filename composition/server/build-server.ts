@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { DEFAULT_SANDBOX, type Clock, type Log, type TokenVerifier } from '../../core/index.js';
 import { FirstVerdictVerifier } from '../../adapters/auth/first-verdict-verifier.js';
@@ -55,7 +56,9 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   }
   let server: RunningServer;
   try {
-    server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined, selfService: selfService?.http });
+    // A cluster worker run with --workers is a worker of the command's group (cli.ts).
+    const groupWorker = cluster.isWorker && config.server.workers > 1;
+    server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined, selfService: selfService?.http, groupWorker });
   } catch (error) {
     await store.close();
     throw error;

@@ -4,6 +4,7 @@ import type { Log } from '../../core/index.js';
 import { DataDirLock } from '../../adapters/storage/disk/data-dir-lock.js';
 import { prepareDataDir } from '../../adapters/storage/disk/data-dir.js';
 import type { ServerConfig } from '../config/parse-config.js';
+import { gatherGroupMetrics } from './group-metrics.js';
 import { serverTokens } from './server-tokens.js';
 
 /** A worker that dies sooner than this after it started is started again only after this long: a worker that cannot run does not spin. */
@@ -50,6 +51,8 @@ export async function startServerGroup(config: ServerConfig, log: Log): Promise<
     // The workers read the configuration as the primary did; a generated token is handed to
     // them as configured, so every worker accepts the one token shown to the operator.
     const env: Record<string, string> = generatedToken === undefined ? {} : { PLANT_STORE_TOKENS: generatedToken };
+    // With metrics on, a scrape taken by any worker answers the whole group's (group-metrics.ts).
+    if (config.http.metrics) await gatherGroupMetrics();
     const supervisor = new Supervisor(workers, env, log);
     const address = await supervisor.started();
     return {

@@ -48,10 +48,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 export async function serveStore(
   store: PlantStore,
   tokenVerifier: TokenVerifier,
-  given: HttpSettings & { readonly acceptsJwt?: boolean; readonly selfService?: SelfServiceHttp | undefined },
+  given: HttpSettings & {
+    readonly acceptsJwt?: boolean;
+    readonly selfService?: SelfServiceHttp | undefined;
+    /** A worker of the command's group (`--workers`): its `/metrics` answers the group's (group-metrics.ts). */
+    readonly groupWorker?: boolean;
+  },
 ): Promise<RunningServer> {
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
-  const metrics = settings.metrics ? await httpMetricsFor(store) : undefined;
+  const metrics = settings.metrics ? await httpMetricsFor(store, settings.groupWorker ?? false) : undefined;
   // Aborted on close: open change streams end at once, rather than holding the grace period.
   const closing = new AbortController();
   const app = createHttpApp({
@@ -93,14 +98,16 @@ async function deliveryStateFor(store: PlantStore, sandbox: string | undefined) 
 /**
  * The HTTP metrics and Node's own, added to the store's registry beside its storage and
  * webhook metrics; a store made without metrics gets a registry here with those only.
- * prom-client is loaded only when metrics are on.
+ * prom-client is loaded only when metrics are on. A worker of a group serves the group's.
  */
-async function httpMetricsFor(store: PlantStore): Promise<HttpMetrics> {
+async function httpMetricsFor(store: PlantStore, groupWorker: boolean): Promise<HttpMetrics> {
   const [{ createMetricsRegistry, withNodeMetrics }, { httpRequestMetricsIn }] = await Promise.all([
     import('../../adapters/metrics/metrics-registry.js'),
     import('../../adapters/metrics/http-request-metrics.js'),
   ]);
-  return httpRequestMetricsIn(withNodeMetrics(store.metrics ?? createMetricsRegistry()));
+  const registry = withNodeMetrics(store.metrics ?? createMetricsRegistry());
+  const metrics = httpRequestMetricsIn(registry);
+  return groupWorker ? (await import('./group-metrics.js')).groupWorkerMetrics(metrics, registry) : metrics;
 }
 
 /** An option given as undefined takes its default, as one left out does. */

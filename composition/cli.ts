@@ -7,7 +7,13 @@ import { commandOf, helpText } from './config/help-text.js';
 import { parseConfig } from './config/parse-config.js';
 import { labelOf } from './config/setting.js';
 import { settings } from './config/settings.js';
-import { buildServer, type BuiltServer } from './server/build-server.js';
+import cluster from 'node:cluster';
+import { resolve } from 'node:path';
+import type { Log } from '../core/index.js';
+import type { ServerConfig } from './config/parse-config.js';
+import { buildServer } from './server/build-server.js';
+import { createLogger } from './server/logger.js';
+import { startServerGroup } from './server/server-group.js';
 import { packageVersion } from './package-version.js';
 import { writeGeneratedToken, type TokenFile } from './server/generated-token.js';
 import { runSubcommand, SUBCOMMANDS_HELP } from './cli/subcommands.js';
@@ -28,22 +34,55 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const { config } = parsed;
+  if (cluster.isWorker) return serveAsWorker(config);
+  if (config.server.workers > 1) return serveAsGroup(config);
   const built = await buildServer(config);
   const { log, server, store } = built;
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
   // Not awaited before the signal handlers are in place: a SIGTERM may come at any moment.
-  const tokenFile = built.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(built, built.generatedToken);
+  const tokenFile = built.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(log, built.generatedToken);
+  stopOnSignals(log, config.http.shutdownGraceMs, async () => {
+    await built.close(config.http.shutdownGraceMs);
+    await (await tokenFile)?.remove();
+    return true;
+  });
+}
 
+/** The primary of several processes (--workers): it serves nothing itself, see startServerGroup. */
+async function serveAsGroup(config: ServerConfig): Promise<void> {
+  const log = createLogger(config.log.level);
+  const group = await startServerGroup(config, log);
+  const storage = config.storage === undefined ? 'memory' : 'dataDir' in config.storage ? `disk ${resolve(config.storage.dataDir)}` : 'mongodb';
+  log.info({ storage, workers: config.server.workers }, `plant-store listening on ${group.url}${config.http.basePath} (storage: ${storage}, ${config.server.workers} workers)`);
+  const tokenFile = group.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(log, group.generatedToken);
+  stopOnSignals(log, config.http.shutdownGraceMs, async () => {
+    const clean = await group.stop(config.http.shutdownGraceMs);
+    await (await tokenFile)?.remove();
+    return clean;
+  });
+}
+
+/** A worker of a group: serves the port its primary shares, on the directory its primary holds; the primary logs for the group. */
+async function serveAsWorker(config: ServerConfig): Promise<void> {
+  const storage = config.storage !== undefined && 'dataDir' in config.storage ? { ...config.storage, groupWorker: true } : config.storage;
+  const built = await buildServer({ ...config, storage });
+  stopOnSignals(built.log, config.http.shutdownGraceMs, async () => {
+    await built.close(config.http.shutdownGraceMs);
+    return true;
+  });
+}
+
+/** On SIGTERM or SIGINT: logs, runs `close` once, exits 0 when it answers true (1 otherwise, or when it fails). */
+function stopOnSignals(log: Log, graceMs: number, close: () => Promise<boolean>): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, graceMs: config.http.shutdownGraceMs }, 'shutting down: no new connections, finishing open requests');
+    log.info({ signal, graceMs }, 'shutting down: no new connections, finishing open requests');
     try {
-      await built.close(config.http.shutdownGraceMs);
-      await (await tokenFile)?.remove();
+      const clean = await close();
       log.info({}, 'stopped');
-      process.exit(0);
+      process.exit(clean ? 0 : 1);
     } catch (error) {
       log.error({ err: error }, 'shutdown failed');
       process.exit(1);
@@ -58,7 +97,7 @@ async function main(argv: string[]): Promise<void> {
  * JSON log lines that a collector keeps, so the token goes to a file only its owner can
  * read, and only that file's path is logged.
  */
-async function announceGeneratedToken({ log }: BuiltServer, token: string): Promise<TokenFile | undefined> {
+async function announceGeneratedToken(log: Log, token: string): Promise<TokenFile | undefined> {
   const hint = 'No token configured (PLANT_STORE_TOKENS or PLANT_STORE_TOKENS_FILE); generated one for this run';
   if (process.stdout.isTTY) {
     process.stdout.write(`${hint}:\n  ${token}\n`);

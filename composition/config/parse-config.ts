@@ -2,14 +2,14 @@ import { parseArgs } from 'node:util';
 import { ValidationError } from 'yup';
 import { ConfigError } from './config-error.js';
 import { labelOf, type Setting } from './setting.js';
-import { settingGroups, settingRows } from './settings.js';
+import { settingGroups, settingRows, settings } from './settings.js';
 
 type Groups = typeof settingGroups;
 type BuiltValue<G extends keyof Groups> = Exclude<ReturnType<Groups[G]['build']>, string>['value'];
 
 /**
  * Everything the server can be told at start-up: the options tree the library takes
- * (`http`, `access`, `storage`, `webhooks`, `log`), every value typed, every default applied.
+ * (`http`, `access`, `storage`, `webhooks`, `sandboxes`, `feed`, `server`, `log`), every value typed, every default applied.
  */
 export type ServerConfig = { readonly [G in keyof Groups]: BuiltValue<G> };
 
@@ -49,7 +49,17 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     if (typeof built === 'string') problems.push(built);
     else config[group] = built.value;
   }
+  if (problems.length === 0) problems.push(...acrossGroups(config as ServerConfig));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: config as ServerConfig };
+}
+
+/** What two groups' values, each fine alone, refuse together. */
+function acrossGroups(config: ServerConfig): string[] {
+  // Memory storage is this process's own: a second process would keep other plants.
+  if (config.server.workers > 1 && config.storage === undefined) {
+    return [`${labelOf(settings.workers)} is ${config.server.workers}, but memory storage lives in one process; use disk or mongodb storage, or 1 worker`];
+  }
+  return [];
 }
 
 /** parseConfig for callers that stop at the first refusal: throws ConfigError naming every problem. */

@@ -4,6 +4,7 @@ import { feedOptionsFrom, feedSettings } from './feed-settings.js';
 import { httpOptionsFrom, httpSettings } from './http-settings.js';
 import { setting, type Setting } from './setting.js';
 import { sandboxOptionsFrom, sandboxSettings } from './sandbox-settings.js';
+import { serverOptionsFrom, serverSettings } from './server-settings.js';
 import { storageOptionFrom, storageSettings } from './storage-settings.js';
 import { webhookOptionsFrom, webhookSettings } from './webhook-settings.js';
 
@@ -29,11 +30,12 @@ export const settingGroups = {
   webhooks: { rows: webhookSettings, build: webhookOptionsFrom },
   sandboxes: { rows: sandboxSettings, build: sandboxOptionsFrom },
   feed: { rows: feedSettings, build: feedOptionsFrom },
+  server: { rows: serverSettings, build: serverOptionsFrom },
   log: { rows: logSettings, build: (v: { logLevel: LogLevel }) => ({ value: { level: v.logLevel } }) },
 };
 
 /** Every row, in table order, by name. */
-export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...sandboxSettings, ...feedSettings, ...logSettings };
+export const settings = { ...httpSettings, ...accessSettings, ...storageSettings, ...webhookSettings, ...sandboxSettings, ...feedSettings, ...serverSettings, ...logSettings };
 export type SettingName = keyof typeof settings;
 
 /** Every row, for `--help` and the flag parser. */

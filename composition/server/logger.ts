@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { requestLine } from '../../adapters/http/app/request-log.js';
@@ -16,7 +17,8 @@ const requestFields = 'requestId,method,route,path,status,error,durationMs,token
 export function createLogger(level: LogLevel, destination: NodeJS.WritableStream | undefined = undefined): Logger {
   const options: LoggerOptions = {
     level,
-    base: { service: 'plant-store' },
+    // A worker of a server group (--workers) names itself on each line.
+    base: cluster.worker === undefined ? { service: 'plant-store' } : { service: 'plant-store', worker: cluster.worker.id },
     // Named paths only: a wildcard path doubles the cost of every request line.
     redact: { paths: ['authorization', 'token', 'tokens', 'headers.authorization'], censor: '[redacted]' },
   };

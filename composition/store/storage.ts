@@ -19,6 +19,8 @@ export interface DiskStorageOption {
   readonly timeoutMs?: number | undefined;
   /** Open for reading only, without the directory's lock (exports while a server runs). */
   readonly readOnly?: boolean | undefined;
+  /** Opened by a worker of a server group, whose primary holds the directory's lock (see docs/workers.md). */
+  readonly groupWorker?: boolean | undefined;
 }
 
 /** Any repository of your own (tests swap backends this way). */
@@ -81,6 +83,7 @@ export async function openStorage(option?: StorageOption): Promise<OpenStorage> 
     const repository = DiskPlantRepository.open(option.dataDir, {
       ...(option.timeoutMs && { timeoutMS: option.timeoutMs }),
       ...(option.readOnly && { readOnly: true }),
+      ...(option.groupWorker && { groupWorker: true }),
     });
     // Concurrent writes share one LMDB commit (and its sync), so many outcome writes at once
     // cost about what one does: at 16 the deliveries fell seconds behind a W2 load.

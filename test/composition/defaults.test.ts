@@ -45,6 +45,7 @@ const commandOwn: Partial<Record<SettingName, string>> = {
   logLevel: 'info',
   webhookAllowPrivate: 'false',
   sandboxSignup: 'off',
+  workers: '1',
 };
 
 function productionSources(): { path: string; text: string }[] {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { parseConfig, type ServerConfig } from '../../composition/config/parse-config.js';
 
@@ -226,6 +227,13 @@ const cases: Record<string, SettingCase> = {
     accepts: [['on', true], ['off', false], ['true', true], ['0', false]],
     refuses: ['yes', 'enabled'],
   },
+  workers: {
+    flag: '--workers',
+    env: 'PLANT_STORE_WORKERS',
+    pick: (c) => c.server.workers,
+    accepts: [['1', 1], ['2', 2], ['64', 64], ['auto', Math.min(availableParallelism(), 64)]],
+    refuses: ['0', '65', '-1', '1.5', 'all'],
+  },
 };
 
 describe('configuration (parseConfig)', () => {
@@ -250,8 +258,18 @@ describe('configuration (parseConfig)', () => {
       webhooks: undefined,
       sandboxes: undefined,
       feed: { retentionMs: 86_400_000 },
+      server: { workers: 1 },
       log: { level: 'info' },
     });
+  });
+
+  it('refuses more than one worker on memory storage, which lives in one process; takes them on disk and MongoDB', () => {
+    expect(refused(['--workers', '2', '--storage', 'memory'])).to.deep.equal([
+      '--workers / PLANT_STORE_WORKERS is 2, but memory storage lives in one process; use disk or mongodb storage, or 1 worker',
+    ]);
+    expect(accepted(['--workers', '1', '--storage', 'memory']).server.workers).to.equal(1);
+    expect(accepted(['--workers', '2']).storage).to.deep.include({ dataDir: './plant-store-data' });
+    expect(accepted(['--workers', '2'], { MONGODB_URI: 'mongodb://127.0.0.1:27017/x' }).server.workers).to.equal(2);
   });
 
   for (const [name, c] of Object.entries(cases)) {

@@ -1,6 +1,7 @@
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDirFailure } from './data-dir.js';
+import { DataDirError, dataDirFailure } from './data-dir.js';
+import { isRunning } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'plant-store.lock';
 
@@ -17,7 +18,8 @@ export class DataDirInUseError extends Error {
 }
 
 /**
- * One process per data directory: a lock file created exclusively, holding the owner's pid.
+ * One server per data directory: a lock file created exclusively, holding the owner's pid
+ * (a server of several workers: its primary's, which the workers check).
  * A lock whose pid no longer runs (the owner was killed) is stale and is taken over, so a
  * crash never blocks a restart. (A pid reused by an unrelated process after a crash makes the
  * lock look held; the message names the pid so the operator can check and remove the file.)
@@ -45,6 +47,18 @@ export class DataDirLock {
     }
     const holder = pidIn(path);
     throw new DataDirInUseError(directory, holder ?? 0);
+  }
+
+  /**
+   * For a worker of a server group, whose primary (`holder`, its parent) took the lock: throws
+   * a DataDirError unless the lock file names it, so a worker never writes to a directory
+   * its group does not hold.
+   */
+  static checkHeldBy(directory: string, holder: number): void {
+    const found = pidIn(join(directory, LOCK_FILE_NAME));
+    if (found !== holder) {
+      throw new DataDirError(`data directory ${directory} is not held by this worker's server (process ${holder}); its lock file names ${found === undefined ? 'no process' : `process ${found}`}`);
+    }
   }
 
   /** Removes the lock file if it is still this process's. */
@@ -86,15 +100,4 @@ function pidIn(path: string): number | undefined {
   }
   const pid = Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

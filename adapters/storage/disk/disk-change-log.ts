@@ -29,77 +29,82 @@ export type RecordChange = (sandbox: string, change: ChangeMade) => void;
 
 type SandboxSequence = [sandbox: string, sequence: number];
 
+/** How often a log other processes write to looks for their changes, while anyone follows. */
+export const OTHERS_POLL_MS = 25;
+
+/** The highest sequence number any key of a sandbox can have (a range's end). */
+const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
+
 /**
  * The change logs of an environment, every sandbox's, in three databases: `changes` keyed by
  * sequence number (what retention walks, oldest first: `[sandbox, at]`), `sandbox-changes`
  * keyed `[sandbox, sequence]` (what a follower reads: one range per sandbox, whatever the
  * others hold) and `change-log` (the log's id, and per sandbox the highest sequence forgotten,
- * below which a cursor has missed changes). Each change is put in the same write (a
- * transaction, or a conditional put's callback) as the change itself: both or neither.
+ * below which a cursor has missed changes). Each change is put in the same transaction as
+ * the change itself: both or neither.
  *
- * Sequence numbers are handed out in this process, which alone writes (the directory's
- * lock). They are handed out when a write is queued, and writes may commit in another order
- * (a transaction's callback runs later than a conditional put is queued), so followers read
- * only up to the `visible` mark: the highest number below which every write has settled.
- * A follower therefore never passes a change still to commit, and reads each change once,
- * in sequence order. A refused or failed write leaves a gap, which nothing reads.
+ * A change's sequence number is the log's highest plus one, read inside its transaction.
+ * LMDB has one writer at a time, across every process of the environment, so numbers follow
+ * commit order exactly: a follower reading what is committed never passes a change still to
+ * commit, and reads each change once, in order, whichever process wrote it. (A follower may
+ * read a change a moment before its writer is answered, between the commit and its sync.)
+ *
+ * Followers are woken by this process's writes once they settle; when other processes write
+ * to the environment too (the workers of one server), a poll every OTHERS_POLL_MS, while
+ * anyone here follows, wakes the followers of the sandboxes they changed.
  */
 export class DiskChangeLog implements ChangeRetention {
   private readonly bySequence: Database<[string, number], number>;
   private readonly bySandbox: Database<StoredChange, SandboxSequence>;
   private readonly meta: Database<unknown, string>;
   private readonly logId: string;
-  private sequence: number;
-  /** Every change numbered at or below it has settled: what followers may read. */
-  private visible: number;
-  /**
-   * The numbers handed out and not yet visible, in order from `visible + 1` (every number is
-   * in it until it is visible, so a number's place is its distance from there): its
-   * sandbox, and whether its write settled. Taken from the front as they become visible.
-   */
-  private unsettled: [sandbox: string, settled: boolean][] = [];
-  private unsettledStart = 0;
   private readonly waiting = new Map<string, Set<() => void>>();
-  private readonly prunedThrough = new Map<string, number>();
+  private poll: NodeJS.Timeout | undefined;
+  /** The highest sequence number the poll has seen. */
+  private polledThrough = 0;
 
   constructor(
     private readonly root: RootDatabase,
     private readonly read: <T>(read: () => T) => T,
     private readonly write: <T>(start: () => Promise<T>) => Promise<T>,
+    /** Whether other processes write to the environment too (a server's workers). */
+    private readonly othersWrite = false,
   ) {
     this.bySequence = root.openDB<[string, number], number>({ name: 'changes' });
     this.bySandbox = root.openDB<StoredChange, SandboxSequence>({ name: 'sandbox-changes' });
     this.meta = root.openDB<unknown, string>({ name: 'change-log' });
     // Made once, with the directory's first write of it: a cursor of another directory (or
-    // of a directory made anew) is told apart.
-    let logId = this.meta.get('id') as string | undefined;
-    if (logId === undefined) {
-      logId = randomBytes(4).toString('hex');
-      this.meta.putSync('id', logId);
-    }
-    this.logId = logId;
-    const [last] = this.bySequence.getKeys({ reverse: true, limit: 1 });
-    this.sequence = this.visible = Math.max(last ?? 0, (this.meta.get('pruned') as number | undefined) ?? 0);
+    // of a directory made anew) is told apart. In a transaction: workers start together.
+    this.logId = this.meta.transactionSync(() => {
+      const made = this.meta.get('id') as string | undefined;
+      if (made !== undefined) return made;
+      const id = randomBytes(4).toString('hex');
+      void this.meta.put('id', id);
+      return id;
+    });
   }
 
   /**
    * Runs a write that records changes: `write` calls `record` inside its transaction for each
-   * change it makes. Once the write settles (on disk, refused or failed) its changes become
-   * visible to followers, in sequence order.
+   * change it makes. Once the write settles (on disk, refused or failed) the followers of the
+   * sandboxes it changed are woken.
    */
   async writing<T>(write: (record: RecordChange) => Promise<T>): Promise<T> {
-    const sequences: number[] = [];
+    const changed = new Set<string>();
     let failed = true;
     try {
-      const result = await write((sandbox, change) => sequences.push(this.recordIn(sandbox, change)));
+      const result = await write((sandbox, change) => {
+        this.recordIn(sandbox, change);
+        changed.add(sandbox);
+      });
       failed = false;
       return result;
     } finally {
-      // A write that failed past its deadline may still commit: its numbers settle only once
-      // the environment has flushed what was queued then, so no later change is shown ahead of it.
-      if (sequences.length > 0) {
-        if (failed) void this.root.flushed.then(() => this.settled(sequences), () => this.settled(sequences));
-        else this.settled(sequences);
+      // A write that failed past its deadline may still commit: its followers are woken once
+      // the environment has flushed what was queued then.
+      if (changed.size > 0) {
+        if (failed) void this.root.flushed.then(() => this.wake(changed), () => this.wake(changed));
+        else this.wake(changed);
       }
     }
   }
@@ -109,16 +114,19 @@ export class DiskChangeLog implements ChangeRetention {
     return {
       open: async (cursor) => {
         const after = cursor === undefined ? undefined : sequenceOf(cursor, this.logId);
-        const known = after !== undefined && after <= this.visible && after >= this.prunedThroughOf(sandbox);
-        return { reader: this.reader(sandbox, known ? after : this.visible), reset: cursor !== undefined && !known };
+        const [last, forgotten] = this.read(() => [this.lastSequence(), this.forgottenThrough(sandbox)]);
+        const known = after !== undefined && after <= last && after >= forgotten;
+        return { reader: this.reader(sandbox, known ? after : last), reset: cursor !== undefined && !known };
       },
       watch: (wake) => {
         let waiting = this.waiting.get(sandbox);
         if (waiting === undefined) this.waiting.set(sandbox, (waiting = new Set()));
         waiting.add(wake);
+        if (this.othersWrite) this.startPolling();
         return () => {
           waiting.delete(wake);
           if (waiting.size === 0) this.waiting.delete(sandbox);
+          if (this.waiting.size === 0) this.stopPolling();
         };
       },
     };
@@ -137,16 +145,16 @@ export class DiskChangeLog implements ChangeRetention {
     if (old.length === 0) return 0;
     const highest = new Map<string, number>();
     for (const { key, value } of old) highest.set(value[0], key);
+    // Marks are read and raised inside the transaction: another process may prune or purge too.
     await this.write(() => this.root.transaction(() => {
       for (const { key, value } of old) {
         void this.bySequence.remove(key);
         void this.bySandbox.remove([value[0], key]);
       }
       // Never below a purge's mark (forgetSandboxIn), which retention reaches only later.
-      for (const [sandbox, sequence] of highest) void this.meta.put(`pruned/${sandbox}`, Math.max(sequence, this.prunedThroughOf(sandbox)));
-      void this.meta.put('pruned', old.at(-1)!.key);
+      for (const [sandbox, sequence] of highest) void this.meta.put(`pruned/${sandbox}`, Math.max(sequence, this.forgottenThrough(sandbox)));
+      void this.meta.put('pruned', Math.max(old.at(-1)!.key, (this.meta.get('pruned') as number | undefined) ?? 0));
     }));
-    for (const [sandbox, sequence] of highest) this.prunedThrough.set(sandbox, Math.max(sequence, this.prunedThroughOf(sandbox)));
     return old.length;
   }
 
@@ -157,12 +165,18 @@ export class DiskChangeLog implements ChangeRetention {
    */
   forgetSandboxIn(sandbox: string): void {
     // Past the newest number: even a cursor of the sandbox's last change resets.
-    void this.meta.put(`pruned/${sandbox}`, this.sequence + 1);
-    this.prunedThrough.set(sandbox, this.sequence + 1);
+    void this.meta.put(`pruned/${sandbox}`, this.lastSequence() + 1);
   }
 
-  private recordIn(sandbox: string, change: ChangeMade): number {
-    const sequence = ++this.sequence;
+  /** Stops looking for other processes' changes; the environment is closing. */
+  close(): void {
+    this.waiting.clear();
+    this.stopPolling();
+  }
+
+  /** Inside the write's transaction, so the number read is the highest committed (or written earlier in it). */
+  private recordIn(sandbox: string, change: ChangeMade): void {
+    const sequence = this.lastSequence() + 1;
     const at = Date.now();
     const stored: StoredChange =
       'deleted' in change
@@ -172,25 +186,61 @@ export class DiskChangeLog implements ChangeRetention {
           : { t: 'c', i: change.created.id, n: change.created.name, g: change.created.tag, a: at };
     void this.bySequence.put(sequence, [sandbox, at]);
     void this.bySandbox.put([sandbox, sequence], stored);
-    this.unsettled.push([sandbox, false]);
-    return sequence;
   }
 
-  private settled(sequences: readonly number[]): void {
-    // The unsettled list starts at `visible + 1`: a number's entry is found by subtraction.
-    const first = this.visible + 1 - this.unsettledStart;
-    for (const sequence of sequences) this.unsettled[sequence - first]![1] = true;
-    const woken = new Set<string>();
-    while (this.unsettledStart < this.unsettled.length && this.unsettled[this.unsettledStart]![1]) {
-      woken.add(this.unsettled[this.unsettledStart++]![0]);
-      this.visible++;
+  /** The highest sequence number handed out: the newest change's, or the highest pruned once all are. */
+  private lastSequence(): number {
+    for (const key of this.bySequence.getKeys({ reverse: true, limit: 1 })) return key;
+    return (this.meta.get('pruned') as number | undefined) ?? 0;
+  }
+
+  /** The highest sequence number of the sandbox's forgotten (pruned or purged); 0 when none. */
+  private forgottenThrough(sandbox: string): number {
+    return (this.meta.get(`pruned/${sandbox}`) as number | undefined) ?? 0;
+  }
+
+  private wake(sandboxes: Iterable<string>): void {
+    for (const sandbox of sandboxes) for (const wake of this.waiting.get(sandbox) ?? []) wake();
+  }
+
+  private startPolling(): void {
+    if (this.poll !== undefined) return;
+    try {
+      this.polledThrough = this.read(() => this.lastSequence());
+    } catch {
+      return; // closed: nothing to follow
     }
-    // Compacted once half is dead, so a steady load does not grow it.
-    if (this.unsettledStart > 1024 && this.unsettledStart * 2 > this.unsettled.length) {
-      this.unsettled = this.unsettled.slice(this.unsettledStart);
-      this.unsettledStart = 0;
+    this.poll = setInterval(() => this.pollOthers(), OTHERS_POLL_MS);
+    this.poll.unref();
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.poll);
+    this.poll = undefined;
+  }
+
+  /** Wakes the followers of the sandboxes changed since the last poll (this process's changes too: a reader that finds nothing new reads nothing). */
+  private pollOthers(): void {
+    const batch = 1024;
+    let changed: Set<string> | 'all';
+    try {
+      changed = this.read(() => {
+        const found = new Set<string>();
+        let count = 0;
+        for (const { key, value } of this.bySequence.getRange({ start: this.polledThrough + 1, limit: batch })) {
+          found.add(value[0]);
+          this.polledThrough = key;
+          count++;
+        }
+        if (count < batch) return found;
+        // Far behind: every follower looks, and the poll starts again from the newest.
+        this.polledThrough = this.lastSequence();
+        return 'all';
+      });
+    } catch {
+      return; // unreadable now (closing): the next poll tries again
     }
-    for (const sandbox of woken) for (const wake of this.waiting.get(sandbox) ?? []) wake();
+    this.wake(changed === 'all' ? [...this.waiting.keys()] : changed);
   }
 
   private reader(sandbox: string, after: number): ChangeReader {
@@ -203,20 +253,13 @@ export class DiskChangeLog implements ChangeRetention {
       next: async (limit) =>
         this.read(() => {
           const changes: PlantChange[] = [];
-          if (last >= this.visible) return changes;
-          for (const { key, value } of this.bySandbox.getRange({ start: [sandbox, last + 1], end: [sandbox, this.visible + 1], limit })) {
+          for (const { key, value } of this.bySandbox.getRange({ start: [sandbox, last + 1], end: [sandbox, LAST_SEQUENCE], limit })) {
             changes.push({ cursor: sequenceCursor(logId, key[1]), event: eventOf(sandbox, value) });
             last = key[1];
           }
           return changes;
         }),
     };
-  }
-
-  private prunedThroughOf(sandbox: string): number {
-    let pruned = this.prunedThrough.get(sandbox);
-    if (pruned === undefined) this.prunedThrough.set(sandbox, (pruned = this.read(() => (this.meta.get(`pruned/${sandbox}`) as number | undefined) ?? 0)));
-    return pruned;
   }
 }
 

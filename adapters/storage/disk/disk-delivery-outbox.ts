@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import {
   DEFAULT_SANDBOX,
+  claimed,
   isClaimable,
   MAX_PLANT_ID,
   nextDeliveries,
@@ -18,6 +19,7 @@ import {
 } from '../../../core/index.js';
 import { toStoreError } from '../storage-unavailable.js';
 import { reading, writing } from './disk-errors.js';
+import { isRunning } from './process-alive.js';
 
 /** A named sandbox's plant in its databases: its sandbox, then its id (ordered-binary orders them so). */
 export type SandboxPlantKey = [sandbox: string, id: number];
@@ -59,9 +61,11 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   /** Endpoints that answered 410 Gone, by URL: when (ms since the epoch). */
   private readonly endpoints: Database<number, string>;
   /**
-   * Claims, by plant, kept in memory only: the directory's lock means no other process
-   * works on it, and a claim cannot outlive the process that made it. So claiming writes
-   * nothing (no commit, no sync), and after a crash every delivery is claimable at once.
+   * Claims, by plant, this process's. In a process alone on the directory (its lock) they
+   * are kept in memory only, since a claim cannot outlive the process that made it: claiming
+   * writes nothing (no commit, no sync), and after a crash every delivery is claimable at
+   * once. When other processes write too (a server's workers), a claim is also written
+   * into its record as a lease (`othersWrite`), which they respect, and take over once lapsed.
    */
   private readonly claims = new Map<PlantKey, { readonly lease: string; readonly until: number }>();
   /**
@@ -81,6 +85,8 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     private readonly isClosed: () => boolean,
     /** The longest one of its writes may take before it fails (the storage's timeout). */
     readonly callTimeoutMs: number,
+    /** Whether other processes deliver from the same records (a server's workers): claims are leases in the records then. */
+    private readonly othersWrite = false,
   ) {
     this.records = root.openDB<OutboxRecord, number>({ name: 'outbox' });
     this.endpoints = root.openDB<number, string>({ name: 'gone-endpoints' });
@@ -156,12 +162,12 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   }
 
   async claim(now: number, leaseMs: number, limit: number): Promise<OutboxClaim[]> {
-    return reading(() => {
+    const claimable = reading(() => {
       if (this.isClosed()) throw new Error('the disk storage is closed');
       const due = (this.due ??= this.scanDue());
-      const claims: OutboxClaim[] = [];
+      const found: [PlantKey, OutboxRecord][] = [];
       for (const [key, dueAt] of due) {
-        if (claims.length >= limit) break;
+        if (found.length >= limit) break;
         if (dueAt > now) continue;
         // Held by a claim still running (a lapsed one is free to take).
         if ((this.claims.get(key)?.until ?? -Infinity) >= now) continue;
@@ -170,20 +176,34 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
           due.delete(key);
           continue;
         }
-        if (!isClaimable(value, now)) {
+        if (!this.isClaimable(value, now)) {
           this.noteDue(key, value);
           continue;
         }
-        const lease = randomUUID();
-        this.claims.set(key, { lease, until: now + leaseMs });
-        if (typeof key === 'number') claims.push({ plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
-        else {
-          const [sandbox, plantId] = storedKey(key);
-          claims.push({ plantId, sandbox, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) });
-        }
+        found.push([key, value]);
       }
-      return claims;
+      return found;
     });
+    if (!this.othersWrite) return claimable.map(([key, value]) => this.claimed(key, value, now, leaseMs));
+    if (claimable.length === 0) return [];
+    // Leases are written, checked again inside the transaction: another process may have
+    // claimed meanwhile. Visible to the others once committed; not waited on to reach the
+    // disk, since after a crash of the machine no claim is left to respect.
+    const notes: [PlantKey, OutboxRecord][] = [];
+    const claims = await this.transaction([], () =>
+      claimable.flatMap(([key]) => {
+        const value = this.recordAt(key);
+        if (value === undefined || !this.isClaimable(value, now)) return [];
+        const claim = this.claimed(key, value, now, leaseMs);
+        const leased = claimed(value, claim.lease, claim.leaseUntil);
+        this.putRecord(key, leased);
+        notes.push([key, leased]);
+        return [claim];
+      }),
+      { durable: false },
+    );
+    for (const [key, record] of notes) this.noteDue(key, record);
+    return claims;
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
@@ -194,15 +214,10 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       return await this.transaction(notes, () => {
         const record = this.recordAt(key);
         if (record === undefined) return false;
+        // Another process took the record over once this claim lapsed: its outcome counts.
+        if (this.othersWrite && record.lease !== claim.lease) return false;
         const next = settled(record, outcomes);
-        if (typeof key === 'number') {
-          if (next === undefined) void this.records.remove(key);
-          else void this.records.put(key, next);
-        } else {
-          const stored = storedKey(key);
-          if (next === undefined) void this.sandboxRecords!.remove(stored);
-          else void this.sandboxRecords!.put(stored, next);
-        }
+        this.putRecord(key, next);
         notes.push([key, next]);
         return true;
       });
@@ -262,13 +277,49 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     await this.transaction([], () => void this.endpoints.put(endpoint, now));
   }
 
-  /** A write of the outbox's own; `notes` (filled by `work`) reach the index once it is on disk. */
-  private async transaction<T>(notes: readonly [PlantKey, OutboxRecord | undefined][], work: () => T): Promise<T> {
+  /**
+   * Due and not leased, or leased by a process that no longer runs: the workers of a server
+   * share one machine, so a crashed worker's claims are taken over at once, not when they
+   * lapse (a lease names its process first, see `claimed`).
+   */
+  private isClaimable(record: OutboxRecord, now: number): boolean {
+    if (isClaimable(record, now)) return true;
+    if (record.dueAt === undefined || record.dueAt > now || record.lease === undefined) return false;
+    const holder = Number(record.lease.slice(0, record.lease.indexOf(':')));
+    return Number.isInteger(holder) && holder > 0 && !isRunning(holder);
+  }
+
+  /** A claim of this process's on a record as read now, held in memory until `now + leaseMs`. */
+  private claimed(key: PlantKey, value: OutboxRecord, now: number, leaseMs: number): OutboxClaim {
+    const lease = `${process.pid}:${randomUUID()}`;
+    this.claims.set(key, { lease, until: now + leaseMs });
+    if (typeof key === 'number') return { plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) };
+    const [sandbox, plantId] = storedKey(key);
+    return { plantId, sandbox, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) };
+  }
+
+  /** Writes (or, for undefined, removes) a plant's record of any sandbox; inside a write transaction. */
+  private putRecord(key: PlantKey, record: OutboxRecord | undefined): void {
+    if (typeof key === 'number') {
+      if (record === undefined) void this.records.remove(key);
+      else void this.records.put(key, record);
+    } else {
+      const stored = storedKey(key);
+      if (record === undefined) void this.sandboxRecords!.remove(stored);
+      else void this.sandboxRecords!.put(stored, record);
+    }
+  }
+
+  /**
+   * A write of the outbox's own; `notes` (filled by `work`) reach the index once it is on
+   * disk (once committed, when not `durable`).
+   */
+  private async transaction<T>(notes: readonly [PlantKey, OutboxRecord | undefined][], work: () => T, { durable = true } = {}): Promise<T> {
     if (this.isClosed()) throw toStoreError(new Error('the disk storage is closed'));
     try {
       return await writing(this.callTimeoutMs, async () => {
         const result = await this.root.transaction(work);
-        await this.root.flushed;
+        if (durable) await this.root.flushed;
         for (const [key, record] of notes) this.noteDue(key, record);
         return result;
       });
@@ -279,11 +330,11 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     }
   }
 
-  /** The index entry for a record as just written (or read): its due time, or none. */
+  /** The index entry for a record as just written (or read): its due time (past another process's lease on it), or none. */
   private noteDue(key: PlantKey, record: OutboxRecord | undefined): void {
     if (this.due === undefined) return;
     if (record?.dueAt === undefined) this.due.delete(key);
-    else this.due.set(key, record.dueAt);
+    else this.due.set(key, record.leaseUntil === undefined ? record.dueAt : Math.max(record.dueAt, record.leaseUntil + 1));
   }
 
   /** The record of a plant of any sandbox, by its in-memory key. */

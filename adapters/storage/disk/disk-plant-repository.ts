@@ -36,6 +36,12 @@ export interface DiskPlantRepositoryOptions {
    * writes (LMDB readers never block its writer). The directory must hold a store already.
    */
   readonly readOnly?: boolean;
+  /**
+   * Opened by a worker of a server group (`--workers`): the group's primary, this process's
+   * parent, holds the directory's lock (checked here), and the other workers write to the
+   * environment too, so claims and wake-ups go through the database.
+   */
+  readonly groupWorker?: boolean;
 }
 
 /** The LMDB environment's file inside the data directory (LMDB adds `plants.lmdb-lock` beside it). */
@@ -79,7 +85,11 @@ export class DiskPlantRepository implements PlantRepository {
     const path = join(directory, DATABASE_FILE_NAME);
     if (options.readOnly) {
       if (!existsSync(path)) throw new Error(`data directory ${directory} holds no plant store (no ${DATABASE_FILE_NAME})`);
-      return new DiskPlantRepository(open({ path, readOnly: true, maxDbs: MAX_DATABASES }), undefined, directory, timeoutMS);
+      return new DiskPlantRepository(open({ path, readOnly: true, maxDbs: MAX_DATABASES }), 'reader', directory, timeoutMS);
+    }
+    if (options.groupWorker) {
+      DataDirLock.checkHeldBy(directory, process.ppid);
+      return new DiskPlantRepository(open({ path, maxDbs: MAX_DATABASES }), 'group', directory, timeoutMS);
     }
     prepareDataDir(directory);
     const lock = DataDirLock.acquire(directory);
@@ -114,7 +124,8 @@ export class DiskPlantRepository implements PlantRepository {
 
   private constructor(
     private readonly root: RootDatabase,
-    private readonly lock: DataDirLock | undefined,
+    /** The directory's lock when this process holds it; or 'group' (a worker: its primary holds it) or 'reader' (a read-only open). */
+    private readonly lock: DataDirLock | 'group' | 'reader',
     readonly directory: string,
     private readonly timeoutMS: number,
   ) {
@@ -128,10 +139,11 @@ export class DiskPlantRepository implements PlantRepository {
       | undefined;
     this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: 'sandbox-plants-by-tag' }) as Database<string, SandboxTagKey> | undefined;
     this.sandboxCounts = root.openDB<number, string>({ name: 'sandbox-plant-counts' }) as Database<number, string> | undefined;
-    this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS);
+    const othersWrite = lock === 'group';
+    this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS, othersWrite);
     this.sandboxes = new DiskSandboxRegistry(root, { read: (read) => this.read(read), write: (start) => this.write(start) });
     // A reader (an export) follows no feed, and could not make the log's id.
-    this.changeRetention = lock === undefined ? undefined : new DiskChangeLog(root, (read) => this.read(read), (start) => this.write(start));
+    this.changeRetention = lock === 'reader' ? undefined : new DiskChangeLog(root, (read) => this.read(read), (start) => this.write(start), othersWrite);
     this.changes = this.changeRetention?.of(DEFAULT_SANDBOX);
     this.description = `disk ${directory}`;
   }
@@ -187,13 +199,17 @@ export class DiskPlantRepository implements PlantRepository {
       if (full) throw sandboxFull(maxPlants!);
       return added;
     }
-    // The existence check runs inside the write transaction: atomic, however many race.
+    // The existence check runs inside the write transaction: atomic, however many race,
+    // from however many processes. (A transaction, not a conditional put: the change's
+    // sequence number is read inside it.)
     return this.recording((record) =>
       this.write(() =>
-        this.plants.ifNoExists(plant.id, () => {
+        this.root.transaction(() => {
+          if (this.plants.doesExist(plant.id)) return false;
           void this.plants.put(plant.id, stored);
           if (stored.tag !== undefined) void this.byTag.put([...tagPart(stored.tag), plant.id], stored.name);
           record(DEFAULT_SANDBOX, { created: plant });
+          return true;
         }),
       ),
     );
@@ -259,10 +275,11 @@ export class DiskPlantRepository implements PlantRepository {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.changeRetention?.close();
     try {
       await this.root.close();
     } finally {
-      this.lock?.release();
+      if (typeof this.lock === 'object') this.lock.release();
     }
   }
 

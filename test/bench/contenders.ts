@@ -128,7 +128,7 @@ export function startBareServer(options: NodeContenderOptions): Promise<Contende
 // must not change: the benchmark sets the ones it needs and no others.
 const serverVariables = /^(PORT|HOST|MONGODB_URI|MONGODB_DB|PLANT_STORE_.*|BENCH_.*)$/;
 
-function cleanEnvironment(): Record<string, string> {
+export function cleanEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !serverVariables.test(key) && key !== 'NODE_OPTIONS') env[key] = value;

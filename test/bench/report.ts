@@ -11,6 +11,8 @@ import { renderSandboxes, sandboxesTargets } from './report-sandboxes.js';
 import type { SandboxesOutcome } from './sandboxes-section.js';
 import { feedTargets, renderFeed } from './report-feed.js';
 import type { FeedOutcome } from './feed-section.js';
+import { renderWorkers, workersTarget } from './report-workers.js';
+import type { WorkersOutcome } from './workers-section.js';
 import { failures, find, p50, p99, pairedRatio, perCpu, rps } from './run-figures.js';
 import { CONTENDERS, MEMORY_SETTLE_MS, type MongoResult, type RawRun, type ScalingResult, type Series, type Settings, type WorkloadComparison } from './sections.js';
 import { spread } from './stats.js';
@@ -48,6 +50,7 @@ export interface Outcome {
   readonly webhooks?: WebhookResult | undefined;
   readonly sandboxes?: SandboxesOutcome | undefined;
   readonly feed?: FeedOutcome | undefined;
+  readonly workers?: WorkersOutcome | undefined;
 }
 
 function statusSummary(runs: readonly RunResult[]): string {
@@ -191,6 +194,7 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
   out.push(...renderWebhooks(outcome.webhooks, seriesTable));
   out.push(...renderSandboxes(outcome.sandboxes, seriesTable));
   out.push(...renderFeed(outcome.feed, seriesTable));
+  out.push(...renderWorkers(outcome.workers, seriesTable));
 
   const [vsKoaFloor, logStep] = breakdownTargets(outcome.breakdown);
   const targets: TargetLine[] = [
@@ -204,10 +208,11 @@ export function render(outcome: Outcome): { markdown: string; targets: TargetLin
     logStep!,
     ...sandboxesTargets(outcome.sandboxes),
     ...feedTargets(outcome.feed),
+    workersTarget(outcome.workers),
   ];
 
   out.push('## Targets', '');
-  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4, 6, 12, 13 and 14 and the request log\'s cost (11) use server CPU; targets 5, 7 and 10 use throughput (the database, the disk or the receiver is part of what is measured); 15 checks what the server did.', '');
+  out.push('Ratios are measured within this run. Throughput targets 1, 2, 4, 6, 12, 13, 14 and 16 and the request log\'s cost (11) use server CPU; targets 5, 7 and 10 use throughput (the database, the disk or the receiver is part of what is measured); 15 checks what the server did.', '');
   for (const target of targets) out.push(`- **${target.verdict}** ${target.text}`);
   out.push('');
   return { markdown: out.join('\n'), targets };

@@ -6,8 +6,9 @@
  * 50 connections, sizes 1,000 / 100,000 / 1,000,000). For development they can be
  * shortened — a shortened run says so at the top of the report:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1 npm run bench
- *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes,feed   (any subset; disk alone: BENCH_SECTIONS=disk)
+ *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes,feed,workers   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SANDBOX_STORAGE=memory|disk        (the sandboxes section's storage; default memory)
+ *   BENCH_WORKERS_ROUNDS=5                   (the workers section's rounds; default BENCH_ROUNDS)
  *   BENCH_MONGODB_CHANGE_LOG=on|off          (the MongoDB section's server keeps the change log; default on)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
@@ -26,12 +27,13 @@ import { diskSection } from './disk-section.js';
 import { webhooksSection } from './webhooks-section.js';
 import { sandboxesSection } from './sandboxes-section.js';
 import { feedSection } from './feed-section.js';
+import { workersSection } from './workers-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
 import { render, type Machine, type Outcome } from './report.js';
 import { compareSection, mongoSection, progress, scalingSection, type SandboxStorage, type SectionName, type Settings } from './sections.js';
 
 const require = createRequire(import.meta.url);
-const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks', 'sandboxes', 'feed'] as SectionName[], sandboxStorage: 'memory' as SandboxStorage };
+const DEFAULTS = { seconds: 10, rounds: 3, warmupSeconds: 2, connections: 50, sizes: [1000, 100_000, 1_000_000], sections: ['compare', 'breakdown', 'scaling', 'mongodb', 'access', 'disk', 'webhooks', 'sandboxes', 'feed', 'workers'] as SectionName[], sandboxStorage: 'memory' as SandboxStorage };
 
 function numberFrom(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -50,14 +52,16 @@ function readSettings(): Settings {
   if (sizes.some((n) => !Number.isInteger(n) || n < 200 || n > 5_000_000)) throw new Error('BENCH_SIZES must be integers from 200 to 5000000, smallest first');
   const sandboxStorage = process.env['BENCH_SANDBOX_STORAGE'] || DEFAULTS.sandboxStorage;
   if (sandboxStorage !== 'memory' && sandboxStorage !== 'disk') throw new Error(`BENCH_SANDBOX_STORAGE must be memory or disk, got "${sandboxStorage}"`);
+  const rounds = numberFrom('BENCH_ROUNDS', DEFAULTS.rounds, 1, 50);
   return {
     seconds: numberFrom('BENCH_SECONDS', DEFAULTS.seconds, 1, 600),
-    rounds: numberFrom('BENCH_ROUNDS', DEFAULTS.rounds, 1, 50),
+    rounds,
     warmupSeconds: numberFrom('BENCH_WARMUP_SECONDS', DEFAULTS.warmupSeconds, 0, 60),
     connections: numberFrom('BENCH_CONNECTIONS', DEFAULTS.connections, 1, 1000),
     sizes,
     sections: new Set(sections as SectionName[]),
     sandboxStorage,
+    workersRounds: numberFrom('BENCH_WORKERS_ROUNDS', rounds, 1, 50),
   };
 }
 
@@ -65,6 +69,7 @@ function isDefault(settings: Settings): boolean {
   return (
     settings.seconds === DEFAULTS.seconds &&
     settings.rounds === DEFAULTS.rounds &&
+    settings.workersRounds >= DEFAULTS.rounds &&
     settings.warmupSeconds === DEFAULTS.warmupSeconds &&
     settings.connections === DEFAULTS.connections &&
     settings.sizes.join() === DEFAULTS.sizes.join() &&
@@ -119,6 +124,7 @@ async function main(): Promise<void> {
   const webhooks = settings.sections.has('webhooks') ? await webhooksSection(settings, token) : undefined;
   const sandboxes = settings.sections.has('sandboxes') ? await sandboxesSection(settings, token) : undefined;
   const feed = settings.sections.has('feed') ? await feedSection(settings, token) : undefined;
+  const workers = settings.sections.has('workers') ? await workersSection(settings, token) : undefined;
 
   const outcome: Outcome = {
     settings,
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
     webhooks,
     sandboxes,
     feed,
+    workers,
   };
   const { markdown, targets } = render(outcome);
   writeFileSync(output, markdown);

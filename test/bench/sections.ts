@@ -19,9 +19,11 @@ export interface Settings {
   readonly sections: ReadonlySet<SectionName>;
   /** Storage of the sandboxes section's servers (BENCH_SANDBOX_STORAGE). */
   readonly sandboxStorage: SandboxStorage;
+  /** Measured rounds of the workers section (BENCH_WORKERS_ROUNDS; `rounds` unless set). */
+  readonly workersRounds: number;
 }
 
-export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes' | 'feed';
+export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes' | 'feed' | 'workers';
 export type SandboxStorage = 'memory' | 'disk';
 
 export const SEEDED_PLANTS = 1000;

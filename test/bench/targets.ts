@@ -1,8 +1,8 @@
 /**
  * The benchmark targets: the hot-path issue's (1–4 and 11: this server against the Koa
  * floor and json-server, latency, scale, the request log's cost), MongoDB (5), access (6);
- * disk (7–9), webhooks (10), sandboxes (12–13) and the change feed (14–15) are in their
- * sections' report files. Each threshold is
+ * disk (7–9), webhooks (10), sandboxes (12–13), the change feed (14–15) and workers (16)
+ * are in their sections' report files. Each threshold is
  * written once, here: the checks and the PASS / FAIL / SKIP lines both read it.
  */
 import { decimal, megabytes, ratio } from './format.js';

@@ -1,0 +1,133 @@
+/**
+ * A server of several processes (`--workers`; BENCH_SECTIONS=workers runs this alone), on
+ * the default storage, disk. Every server is the real command, seeded with the same 1,000
+ * plants through its API (cli-server.ts):
+ * - W1, W3, W2 with 2 workers against 1, interleaved, in requests per server CPU-second,
+ *   the primary's CPU and every worker's counted: what serving from several processes costs
+ *   a request (target 16);
+ * - the same in req/s with the load generator (this process) pinned to one CPU and the
+ *   servers to all the others (taskset): what it gains. With 2 CPUs the servers get one, so
+ *   this cannot show scaling there; with more it can. Reported, not a target.
+ * Reads come first, on the seeded plants alone, then creates.
+ */
+import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
+import { startCliServer, type CliServer, type Stopped } from './cli-server.js';
+import { allowedCpus, cpuList, pinProcess, tasksetMissing } from './cpu-affinity.js';
+import { IdSource, workloads } from './load.js';
+import { interleave, progress, SEEDED_PLANTS, type Series, type Settings } from './sections.js';
+import { FIRST_WRITE_ID } from './seed-plants.js';
+
+/** Workers of the server measured, and of the one it is measured against. */
+export const WORKERS = { compared: 2, baseline: 1 } as const;
+export const workersName = (n: number) => `${n} worker${n === 1 ? '' : 's'}`;
+const WORKLOADS = ['W1', 'W3', 'W2'] as const;
+
+export interface WorkerServer {
+  readonly name: string;
+  readonly workers: number;
+  /** Processes of the group (the primary and its workers; 1 for a single process) once started, and after the rounds. */
+  readonly processes: readonly [number, number];
+  /** The same processes served every round: no worker was replaced. */
+  readonly sameProcesses: boolean;
+  readonly stopped: Stopped;
+}
+
+export interface WorkersPart {
+  readonly series: { readonly W1: Series[]; readonly W2: Series[]; readonly W3: Series[] };
+  readonly servers: readonly WorkerServer[];
+}
+
+export interface PinnedPart extends WorkersPart {
+  readonly loadCpus: readonly number[];
+  readonly serverCpus: readonly number[];
+}
+
+export interface WorkersResult {
+  /** The storage's kind, from the start-up line. */
+  readonly storage: string;
+  readonly rounds: number;
+  readonly perCpu: WorkersPart;
+  readonly pinned: PinnedPart | { readonly skipped: string };
+}
+
+/** The section's outcome: its figures, or why it could not be measured. */
+export type WorkersOutcome = WorkersResult | { readonly failed: string };
+
+export async function workersSection(settings: Settings, token: string): Promise<WorkersOutcome> {
+  const work = tempDir('plant-store-bench-workers-');
+  try {
+    const own = { ...settings, rounds: settings.workersRounds };
+    const perCpu = await measure('workers', own, token, join(work.path, 'unpinned'));
+    const pinned = await pinnedApart(own, token, join(work.path, 'pinned'));
+    return { storage: perCpu.storage, rounds: own.rounds, perCpu, pinned };
+  } catch (error) {
+    // The report is kept in the project: no temporary directory in it.
+    const reason = (error instanceof Error ? error.message : String(error)).split(work.path).join('<temporary directory>');
+    progress(`workers: failed: ${reason}`);
+    return { failed: reason };
+  } finally {
+    work.remove();
+  }
+}
+
+/** The load generator on the first CPU this process may use, the servers on the rest. */
+async function pinnedApart(settings: Settings, token: string, workPath: string): Promise<WorkersResult['pinned']> {
+  const missing = tasksetMissing();
+  const available = missing === undefined ? allowedCpus(process.pid) : [];
+  const skipped = missing ?? (available.length < 2 ? `only CPU ${cpuList(available)} available: the load generator and the servers cannot be pinned apart` : undefined);
+  if (skipped !== undefined) {
+    progress(`workers, pinned: skipped: ${skipped}`);
+    return { skipped };
+  }
+  const [first, ...serverCpus] = available;
+  const loadCpus = [first!];
+  const part = await measure('workers, pinned', settings, token, workPath, { load: loadCpus, server: serverCpus });
+  return { series: part.series, servers: part.servers, loadCpus, serverCpus };
+}
+
+const sorted = (pids: readonly number[]) => [...pids].sort((a, b) => a - b).join();
+
+async function measure(label: string, settings: Settings, token: string, workPath: string, pinning?: { load: number[]; server: number[] }): Promise<WorkersPart & { storage: string }> {
+  const servers: CliServer[] = [];
+  try {
+    for (const workers of [WORKERS.baseline, WORKERS.compared]) {
+      const where = pinning === undefined ? '' : ` on CPU ${cpuList(pinning.server)}`;
+      progress(`${label}: starting the command with ${workersName(workers)}${where}, seeding ${SEEDED_PLANTS} plants over HTTP`);
+      const server = await startCliServer({ name: workersName(workers), workers, plants: SEEDED_PLANTS, token, dataDir: join(workPath, String(workers)), cpus: pinning?.server });
+      progress(`${label}: ${server.name} up (${server.storage}, ${server.processes().length} processes), seeded in ${server.preloadSeconds.toFixed(1)} s`);
+      servers.push(server);
+    }
+    const atStart = servers.map((s) => s.processes());
+    const ids = new IdSource(FIRST_WRITE_ID);
+    const load = { seconds: settings.seconds, connections: settings.connections, token };
+    const series: Partial<Record<(typeof WORKLOADS)[number], Series[]>> = {};
+    // The runner is the load generator: it moves to its CPU for the rounds, and back after.
+    const before = pinning === undefined ? undefined : allowedCpus(process.pid);
+    if (pinning !== undefined) {
+      progress(`${label}: the load generator on CPU ${cpuList(pinning.load)}`);
+      pinProcess(process.pid, pinning.load);
+    }
+    try {
+      for (const id of WORKLOADS) series[id] = await interleave(`${label} ${id}`, servers, () => workloads[id], ids, settings, load);
+    } finally {
+      if (before !== undefined) pinProcess(process.pid, before);
+    }
+    const atEnd = servers.map((s) => s.processes());
+    const facts: WorkerServer[] = [];
+    for (const [i, server] of servers.entries()) {
+      const stopped = await server.stopChecked();
+      if (stopped.code !== 0 || stopped.leftRunning > 0) progress(`${label}: ${server.name} stopped with ${stopped.signal ?? `exit ${stopped.code}`}, ${stopped.leftRunning} processes left running`);
+      facts.push({
+        name: server.name,
+        workers: [WORKERS.baseline, WORKERS.compared][i]!,
+        processes: [atStart[i]!.length, atEnd[i]!.length],
+        sameProcesses: sorted(atStart[i]!) === sorted(atEnd[i]!),
+        stopped,
+      });
+    }
+    return { storage: servers[0]!.storage, series: { W1: series.W1!, W2: series.W2!, W3: series.W3! }, servers: facts };
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}

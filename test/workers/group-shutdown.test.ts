@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCli } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
+import { HttpClient } from '../support/http-client.js';
+import { RawConnection } from '../support/raw-http.js';
+import { tempDir } from '../support/temp-dir.js';
+import { allIds, Connection, CreateLoad, GROUP_TOKEN, isAlive, startGroup, stopLoads } from './group-process.js';
+
+describe('a group of 2 workers on disk stopped by a signal', function () {
+  this.timeout(60_000);
+  afterEach(() => stopLoads());
+
+  it('during light load: the create in flight completes, the primary exits 0, every worker is gone, the lock file is removed and a new server takes the directory at once, with every acknowledged create', async () => {
+    using dataDir = tempDir('plant-store-workers-stop-');
+    const group = await startGroup(dataDir.path, 2, { PLANT_STORE_SHUTDOWN_GRACE_MS: '5000' });
+    const lockFile = join(dataDir.path, 'plant-store.lock');
+    try {
+      const workers = group.workerPids();
+      expect(workers).to.have.length(2);
+      expect(existsSync(lockFile), 'the group holds the lock file').to.equal(true);
+      // Light load: four connections, each creating every 20 ms, until its connection fails.
+      const load = new CreateLoad(group.url, 4, 1, { pauseMs: 20, stopOnError: true });
+      await eventually(() => load.acknowledged.length >= 50, { what: '50 acknowledged creates', timeoutMs: 15_000 });
+
+      // A create in flight across the signal: its body is sent in two halves, the second after it.
+      const http = await HttpClient.connect(group.url, GROUP_TOKEN);
+      const inFlight = await RawConnection.open(http.target);
+      const body = JSON.stringify({ id: 100_000, name: 'sent in two halves' });
+      inFlight.write(`POST /plants HTTP/1.1\r\nHost: ${new URL(group.url).host}\r\nAuthorization: Bearer ${GROUP_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // nothing tells when a worker has read the head
+
+      const exited = once(group.server.child, 'exit');
+      const signalledAt = performance.now();
+      group.server.child.kill('SIGTERM');
+      await eventually(() => group.lines().filter((line) => line.msg?.startsWith('shutting down') && line.worker !== undefined).length === 2, {
+        what: "both workers' shutting-down lines",
+        context: () => group.server.output().slice(-3000),
+      });
+      inFlight.write(body.slice(10));
+      const inFlightAnswer = await inFlight.nextResponse('POST /plants');
+      inFlight.destroy();
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      const exitedAt = performance.now();
+      await load.stop();
+      const stillRunning = workers.filter(isAlive);
+      const lockLeft = existsSync(lockFile);
+
+      // At once: no wait for anything to lapse.
+      const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
+      const nextListeningAt = performance.now();
+      try {
+        const reader = new Connection(new URL(next.url).origin);
+        const stored = new Set(await allIds(reader));
+        reader.close();
+        console.log(
+          `      SIGTERM to exit ${Math.round(exitedAt - signalledAt)} ms (code ${code}, signal ${signal}); ${load.acknowledged.length} creates acknowledged, ` +
+            `${load.connectionErrors.length} connection errors at the stop (${[...new Set(load.connectionErrors.map((error) => error.code))].join(', ')}); ` +
+            `the create in flight answered ${inFlightAnswer.status}; a new server listened ${Math.round(nextListeningAt - exitedAt)} ms after the exit; ${stored.size} plants stored`,
+        );
+        expect(code, `exit code; output:\n${group.server.output().slice(-3000)}`).to.equal(0);
+        expect(stillRunning, 'workers still running after the primary exited').to.deep.equal([]);
+        expect(lockLeft, 'lock file left behind').to.equal(false);
+        expect(exitedAt - signalledAt, 'exit within the grace period').to.be.below(5000);
+        expect(load.wrongAnswers, 'answers other than 200 with the plant sent').to.deep.equal([]);
+        expect(load.acknowledged.filter((id) => !stored.has(id)), 'acknowledged creates missing').to.deep.equal([]);
+        // A request cut by the stop must not have been carried out: an open request is finished, not dropped mid-way.
+        expect(load.connectionErrors.filter(({ id }) => stored.has(id)), 'creates stored whose answer was lost to the stop').to.deep.equal([]);
+        expect(inFlightAnswer.status, `the create in flight: ${inFlightAnswer.text}`).to.equal(200);
+        expect(inFlightAnswer.body).to.deep.equal({ id: 100_000, name: 'sent in two halves' });
+        expect(stored.has(100_000), 'the create in flight is stored').to.equal(true);
+        const stopped = group.lines().filter((line) => line.msg === 'stopped');
+        expect(stopped.map((line) => line.worker ?? 'primary').sort(), "'stopped' lines: each worker's and the primary's").to.deep.equal([1, 2, 'primary']);
+      } finally {
+        await next.stop('SIGKILL');
+      }
+    } finally {
+      await group.killAll();
+    }
+  });
+  it('the primary alone killed with SIGKILL during light load: its workers do not outlive it (gone within a second, no request served after), and a new server takes the directory with every acknowledged create', async () => {
+    using dataDir = tempDir('plant-store-workers-orphans-');
+    const group = await startGroup(dataDir.path, 2);
+    try {
+      const workers = group.workerPids();
+      const load = new CreateLoad(group.url, 4, 1, { pauseMs: 20 });
+      await eventually(() => load.acknowledged.length >= 50, { what: '50 acknowledged creates', timeoutMs: 15_000 });
+      const exited = once(group.server.child, 'exit');
+      process.kill(group.primaryPid, 'SIGKILL');
+      const killedAt = performance.now();
+      await exited;
+      await eventually(() => workers.every((pid) => !isAlive(pid)), { what: 'the workers gone', context: () => `alive: ${workers.filter(isAlive).join(',')}`, timeoutMs: 1000 });
+      const goneAt = performance.now();
+      // The writers, still trying on their keep-alive connections, find nobody.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const acknowledgedAfter = load.acknowledged.length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await load.stop();
+      const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
+      try {
+        const reader = new Connection(new URL(next.url).origin);
+        const stored = new Set(await allIds(reader));
+        reader.close();
+        console.log(`      workers gone ${Math.round(goneAt - killedAt)} ms after the primary's SIGKILL; ${load.acknowledged.length} creates acknowledged, ${load.connectionErrors.length} connection errors; ${stored.size} stored`);
+        expect(load.acknowledged.length, 'creates acknowledged once the workers were gone').to.equal(acknowledgedAfter);
+        expect(load.wrongAnswers).to.deep.equal([]);
+        expect(load.acknowledged.filter((id) => !stored.has(id)), 'acknowledged creates missing').to.deep.equal([]);
+      } finally {
+        await next.stop('SIGKILL');
+      }
+    } finally {
+      await group.killAll();
+    }
+  });
+});

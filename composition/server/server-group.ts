@@ -29,7 +29,7 @@ export interface ServerGroup {
  * The primary of a server of several processes (`--workers`): it holds the data directory's
  * lock for the group, makes the run's token when none is configured, starts the workers
  * (this same command, run by Node's cluster module: they all serve the one port, and the
- * primary hands each new connection to the next worker in turn), starts again any worker
+ * primary hands each new connection to the next worker free to take it), starts again any worker
  * that dies, and stops them all on SIGTERM. It opens no storage and serves no request.
  *
  * Resolves once every worker listens; rejects when one stops before it does (its own line

@@ -21,6 +21,9 @@ import { toStoreError } from '../storage-unavailable.js';
 import { reading, writing } from './disk-errors.js';
 import { isRunning } from './process-alive.js';
 
+/** How soon a record another live process has leased is looked at again (see noteDue). */
+const LEASE_RECHECK_MS = 1000;
+
 /** A named sandbox's plant in its databases: its sandbox, then its id (ordered-binary orders them so). */
 export type SandboxPlantKey = [sandbox: string, id: number];
 
@@ -177,7 +180,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
           continue;
         }
         if (!this.isClaimable(value, now)) {
-          this.noteDue(key, value);
+          this.noteDue(key, value, now);
           continue;
         }
         found.push([key, value]);
@@ -330,11 +333,16 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     }
   }
 
-  /** The index entry for a record as just written (or read): its due time (past another process's lease on it), or none. */
-  private noteDue(key: PlantKey, record: OutboxRecord | undefined): void {
+  /**
+   * The index entry for a record as just written (or read at `now`): its due time, or none.
+   * One leased by another process is looked at again once the lease lapses, or, read now,
+   * within LEASE_RECHECK_MS: should its process die, its claims are taken over then.
+   */
+  private noteDue(key: PlantKey, record: OutboxRecord | undefined, now?: number): void {
     if (this.due === undefined) return;
-    if (record?.dueAt === undefined) this.due.delete(key);
-    else this.due.set(key, record.leaseUntil === undefined ? record.dueAt : Math.max(record.dueAt, record.leaseUntil + 1));
+    if (record?.dueAt === undefined) return void this.due.delete(key);
+    const leased = record.leaseUntil === undefined ? record.dueAt : Math.min(record.leaseUntil + 1, now === undefined ? Infinity : now + LEASE_RECHECK_MS);
+    this.due.set(key, Math.max(record.dueAt, leased));
   }
 
   /** The record of a plant of any sandbox, by its in-memory key. */

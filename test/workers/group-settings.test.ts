@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { runCli, startCli } from '../support/cli-process.js';
@@ -85,6 +85,34 @@ describe('the --workers setting: what a group refuses, and auto', function () {
     } finally {
       for (const pid of childrenOf(server.child.pid!)) tryKill(pid, 'SIGKILL');
       await server.stop('SIGKILL');
+    }
+  });
+
+  it('no token configured: the primary makes one token for the group, announces it once (a file only its owner reads), every worker accepts it, and it is gone after SIGTERM', async () => {
+    using dataDir = tempDir('plant-store-workers-token-');
+    // An empty variable counts as unset: no token is configured.
+    const group = await startGroup(dataDir.path, 2, { PLANT_STORE_TOKENS: '' });
+    try {
+      // Announced just after the start-up line.
+      await eventually(() => group.lines().some((line) => typeof line['tokenFile'] === 'string'), { what: 'the token announced' });
+      const announced = group.lines().filter((line) => typeof line['tokenFile'] === 'string');
+      expect(announced, 'announced once, by the primary').to.have.length(1);
+      expect(announced[0]!.worker).to.equal(undefined);
+      const file = announced[0]!['tokenFile'] as string;
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      const token = readFileSync(file, 'utf8').trim();
+      for (let id = 1; id <= 8; id++) {
+        const fresh = new Connection(group.url, token);
+        expect((await fresh.create(id)).status, `create ${id} on a new connection`).to.equal(200);
+        expect((await fresh.send('GET', '/plants/1', undefined, GROUP_TOKEN)).status, 'the usual test token is not configured').to.equal(401);
+        fresh.close();
+      }
+      const servedBy = new Set(group.requestLines().filter((line) => line['status'] === 200).map((line) => line.worker));
+      expect([...servedBy].sort(), 'both workers accepted the token').to.deep.equal([1, 2]);
+      expect(await group.server.stop('SIGTERM'), 'exit code').to.equal(0);
+      expect(existsSync(file), 'the token file is removed on shutdown').to.equal(false);
+    } finally {
+      await group.killAll();
     }
   });
 });

@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const { config } = parsed;
-  if (cluster.isWorker) return serveAsWorker(config);
+  if (cluster.isWorker && config.server.workers > 1) return serveAsWorker(config);
   if (config.server.workers > 1) return serveAsGroup(config);
   const built = await buildServer(config);
   const { log, server, store } = built;
@@ -64,8 +64,7 @@ async function serveAsGroup(config: ServerConfig): Promise<void> {
 
 /** A worker of a group: serves the port its primary shares, on the directory its primary holds; the primary logs for the group. */
 async function serveAsWorker(config: ServerConfig): Promise<void> {
-  const storage = config.storage !== undefined && 'dataDir' in config.storage ? { ...config.storage, groupWorker: true } : config.storage;
-  const built = await buildServer({ ...config, storage });
+  const built = await buildServer(config);
   stopOnSignals(built.log, config.http.shutdownGraceMs, async () => {
     await built.close(config.http.shutdownGraceMs);
     return true;

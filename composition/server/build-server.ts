@@ -46,7 +46,11 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const configured = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  const store = await assembleStore(container, { storage: config.storage, webhooks: config.webhooks, sandboxes: config.sandboxes, metrics: config.http.metrics, feed: config.feed });
+  // A cluster worker run with --workers is a worker of the command's group (cli.ts): the
+  // primary holds the data directory, and /metrics answers for the group.
+  const groupWorker = cluster.isWorker && config.server.workers > 1;
+  const storage = groupWorker && config.storage !== undefined && 'dataDir' in config.storage ? { ...config.storage, groupWorker } : config.storage;
+  const store = await assembleStore(container, { storage, webhooks: config.webhooks, sandboxes: config.sandboxes, metrics: config.http.metrics, feed: config.feed });
   // Self-service tokens are asked of the storage last: the configured ones answer first (and cheaper).
   const selfService = store.selfService && selfServiceOverHttp(store.selfService, container.resolve<Clock>(InjectionTokens.Clock), log);
   const tokenVerifier = selfService === undefined ? configured : new FirstVerdictVerifier([configured, selfService.verifier]);
@@ -56,8 +60,6 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
   }
   let server: RunningServer;
   try {
-    // A cluster worker run with --workers is a worker of the command's group (cli.ts).
-    const groupWorker = cluster.isWorker && config.server.workers > 1;
     server = await serveStore(store, tokenVerifier, { ...config.http, log, acceptsJwt: config.access.jwt !== undefined, selfService: selfService?.http, groupWorker });
   } catch (error) {
     await store.close();

@@ -71,7 +71,8 @@ const CACHED_SANDBOXES = 10_000;
  *
  * Durability: a create or delete is acknowledged only once its transaction is flushed to
  * disk (fsync). LMDB commits every write queued in one event turn as one transaction, so
- * concurrent writes share one commit and one sync (group commit).
+ * concurrent writes share one commit and one sync (group commit) — a process's own writes:
+ * a server's workers (`groupWorker`) each commit theirs, one after another.
  */
 export class DiskPlantRepository implements PlantRepository {
   /**

@@ -64,8 +64,8 @@ export interface SandboxHost {
  * and at most `limit` steps: O(limit + log N), whatever the other sandboxes hold.
  *
  * Quotas: every write of a sandbox's plants reads and writes its count inside its own
- * transaction. LMDB has one writer at a time (the directory's lock keeps other processes
- * out) and lmdb-js runs transaction callbacks one after another, so an add bounded by
+ * transaction. LMDB has one writer at a time, across every process on the environment (a
+ * server's workers too), and lmdb-js runs transaction callbacks one after another, so an add bounded by
  * `maxPlants` sees every earlier add and remove: concurrent adds at the edge store exactly
  * that many. A count of 0 is not kept; an absent one (0, or a sandbox written before counts
  * were kept) is counted from the sandbox's range inside the transaction: a seek when empty.

@@ -183,11 +183,6 @@ export async function allIds(connection: Connection): Promise<number[]> {
   return ids;
 }
 
-/**
- * Writers creating plants with rising ids (one shared counter) over their own connections
- * until stopped. Each answer is classified: 200 with the plant sent (acknowledged), a
- * connection error (the request's fate unknown), or anything else (a wrong answer).
- */
 /** Loads still writing: a test that fails mid-load stops them in its afterEach (stopLoads), or they would keep the run alive. */
 const writing = new Set<CreateLoad>();
 
@@ -195,6 +190,11 @@ export async function stopLoads(): Promise<void> {
   await Promise.all([...writing].map((load) => load.stop()));
 }
 
+/**
+ * Writers creating plants with rising ids (one shared counter) over their own connections
+ * until stopped. Each answer is classified: 200 with the plant sent (acknowledged), a
+ * connection error (the request's fate unknown), or anything else (a wrong answer).
+ */
 export class CreateLoad {
   readonly acknowledged: number[] = [];
   /** Every id sent whose request failed on its connection, with the error. */

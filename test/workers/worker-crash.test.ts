@@ -11,6 +11,49 @@ const WRITERS = 12;
 /** The primary's line on a worker's death: started again at once, or after a second when it ran less than one (docs/workers.md). */
 const deathOf = (pid: number) => new RegExp(`^worker ${pid} stopped \\(signal SIGKILL\\); starting another(?: in \\d+ ms)?$`);
 
+/** Plants each held-delivery test creates. */
+const PLANTS = 40;
+
+/** The receiver's next `count` answers (more than the first rounds' worth) wait until the function returned is called. */
+function holdAnswers(receiver: WebhookReceiver, count: number): () => void {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  receiver.answerWith(...Array.from({ length: count }, () => ({ until: gate })));
+  return release;
+}
+
+/** PLANTS creates over 8 connections (both workers), each answered 200; each plant's request id. */
+async function createPlants(group: Group): Promise<Map<number, string>> {
+  const writers = connections(group.url, 8);
+  const requestIdOf = new Map<number, string>();
+  try {
+    await Promise.all(
+      writers.map(async (connection, w) => {
+        for (let id = 1 + w; id <= PLANTS; id += writers.length) {
+          const answer = await connection.create(id);
+          expect(answer.status, answer.text).to.equal(200);
+          requestIdOf.set(id, String(answer.headers['x-request-id']));
+        }
+      }),
+    );
+  } finally {
+    for (const connection of writers) connection.close();
+  }
+  return requestIdOf;
+}
+
+/** Each worker sends a round of what was due when it looked and waits for its answers: waits until no more arrive. */
+async function firstRoundsHeld(receiver: WebhookReceiver): Promise<void> {
+  let seen = -1;
+  await eventually(async () => {
+    const now = receiver.received.length;
+    if (now > 0 && now === seen) return true;
+    seen = now;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return false;
+  }, { what: 'the first rounds of deliveries under way (held by the receiver)', context: () => `${receiver.received.length} arrived` });
+}
+
 describe('a group of 2 workers on disk, killed with SIGKILL mid-load', function () {
   this.timeout(90_000);
   let dataDir: TempDir;
@@ -173,11 +216,7 @@ describe('a group of 2 workers on disk, killed with SIGKILL mid-load', function 
   });
   it("one worker killed while its webhook deliveries are in flight (the receiver holds every answer): its claims are taken over at once, not when their 36 s leases lapse; the survivor's deliveries are not repeated", async () => {
     receiver = await WebhookReceiver.start();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const PLANTS = 40;
-    // Every answer until the gate opens waits for it (more than the first rounds' worth).
-    receiver.answerWith(...Array.from({ length: PLANTS }, () => ({ until: gate })));
+    const release = holdAnswers(receiver, PLANTS);
     // Default attempt and storage timeouts: a claim's lease is 10 s + 5 × 5 s + 1 s = 36 s.
     const group = await startGroup(dataDir.path, WORKERS, {
       PLANT_STORE_WEBHOOK_URLS: receiver.url,
@@ -187,35 +226,13 @@ describe('a group of 2 workers on disk, killed with SIGKILL mid-load', function 
     groups.push(group);
     const [victim] = group.workerPids() as [number, number];
 
-    // 40 creates over 8 connections (both workers); which worker made each, from its request id.
-    const writers = connections(group.url, 8);
-    const requestIdOf = new Map<number, string>();
-    try {
-      await Promise.all(
-        writers.map(async (connection, w) => {
-          for (let id = 1 + w; id <= PLANTS; id += writers.length) {
-            const answer = await connection.create(id);
-            expect(answer.status, answer.text).to.equal(200);
-            requestIdOf.set(id, String(answer.headers['x-request-id']));
-          }
-        }),
-      );
-    } finally {
-      for (const connection of writers) connection.close();
-    }
+    // Which worker made each plant, from its request id.
+    const requestIdOf = await createPlants(group);
     const workerOfRequest = await eventually(() => {
       const lines = group.requestLines().filter((line) => line.method === 'POST' && line.status === 200);
       return lines.length >= PLANTS ? new Map(lines.map((line) => [String(line.requestId), line.worker as number])) : undefined;
     }, { what: 'the request lines of the creates' });
-    // Each worker sends a round of what was due when it looked and waits for its answers: wait until no more arrive.
-    let seen = -1;
-    await eventually(async () => {
-      const now = receiver!.received.length;
-      if (now > 0 && now === seen) return true;
-      seen = now;
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return false;
-    }, { what: 'the first rounds of deliveries under way (held by the receiver)', context: () => `${receiver!.received.length} arrived` });
+    await firstRoundsHeld(receiver);
     const heldIds = receiver.received.map((hook) => (hook.body as { id: number }).id);
 
     process.kill(victim, 'SIGKILL');
@@ -262,31 +279,12 @@ describe('a group of 2 workers on disk, killed with SIGKILL mid-load', function 
   });
   it("the whole group killed while deliveries are in flight (the receiver holds every answer), restarted at once: the killed workers' claims are taken over at once, not when their 36 s leases lapse", async () => {
     receiver = await WebhookReceiver.start();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const PLANTS = 40;
-    receiver.answerWith(...Array.from({ length: PLANTS }, () => ({ until: gate })));
+    const release = holdAnswers(receiver, PLANTS);
     const env = { PLANT_STORE_WEBHOOK_URLS: receiver.url, PLANT_STORE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' };
     const group = await startGroup(dataDir.path, WORKERS, env);
     groups.push(group);
-    const writers = connections(group.url, 8);
-    try {
-      await Promise.all(
-        writers.map(async (connection, w) => {
-          for (let id = 1 + w; id <= PLANTS; id += writers.length) expect((await connection.create(id)).status).to.equal(200);
-        }),
-      );
-    } finally {
-      for (const connection of writers) connection.close();
-    }
-    let seen = -1;
-    await eventually(async () => {
-      const now = receiver!.received.length;
-      if (now > 0 && now === seen) return true;
-      seen = now;
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return false;
-    }, { what: 'the first rounds of deliveries under way (held by the receiver)', context: () => `${receiver!.received.length} arrived` });
+    await createPlants(group);
+    await firstRoundsHeld(receiver);
     const held = receiver.received.length;
 
     const workers = group.workerPids();

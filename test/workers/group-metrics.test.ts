@@ -1,14 +1,15 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { WORKER_ANSWER_TIMEOUT_MS } from '../../composition/server/group-metrics.js';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 import { familiesStartingWith, samplesOf, valueOf, type Sample } from '../support/exposition.js';
 import { freePort } from '../support/free-port.js';
+import { inCi } from '../support/in-ci.js';
 import { HOW_TO_GET_PROMETHEUS, prometheusTools, promtool } from '../support/prometheus.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';
+import { childrenOf, parseLines } from './group-process.js';
 
 const TOKEN = 'group-metrics-token-0123456789abcdef';
 
@@ -38,21 +39,6 @@ function once(origin: string, method: string, path: string, json?: unknown, toke
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
     req.end(body);
   });
-}
-
-/** The JSON lines the group printed (the workers' request lines carry `worker`). */
-function logLines(server: CliServer): Record<string, any>[] {
-  return server
-    .stdout()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line) as Record<string, any>];
-      } catch {
-        return [];
-      }
-    });
 }
 
 /** The sum of a metric's samples over the series whose labels match one of `which`. */
@@ -128,7 +114,7 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     const MORE = 5;
     await load(1, FIRST);
     let created = FIRST;
-    const served = (route: string) => new Set(logLines(server!).filter((line) => line['msg'] === 'request' && line['route'] === route).map((line) => line['worker']));
+    const served = (route: string) => new Set(parseLines(server!.stdout()).filter((line) => line['msg'] === 'request' && line['route'] === route).map((line) => line['worker']));
     expect([...served('/plants')].sort(), 'workers that served the creates').to.deep.equal([1, 2]);
 
     // The pending gauge is read from storage after a scrape (the first shows 0): wait for a
@@ -186,7 +172,10 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     expect(series.length).to.equal(new Set(series).size);
     expect(families).to.include.members(['plant_store_http_requests_total', 'plant_store_http_request_duration_seconds', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds']);
     const tools = prometheusTools();
-    if (tools === undefined) return console.log(`      promtool not run: ${HOW_TO_GET_PROMETHEUS}`);
+    if (tools === undefined) {
+      if (inCi) throw new Error(`CI needs promtool: ${HOW_TO_GET_PROMETHEUS}`);
+      return console.log(`      promtool not run: ${HOW_TO_GET_PROMETHEUS}`);
+    }
     const whole = await promtool(tools, ['check', 'metrics'], text);
     expect(whole.status, whole.output).to.be.oneOf([0, 3]); // 3: lint problems only, no parse error
     for (const problem of whole.output.split('\n').filter((line) => line.trim() !== '')) expect(problem, 'a lint problem of the service’s own metrics').not.to.match(/^plant_store_/);
@@ -197,11 +186,11 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
   it('a worker that does not answer within a second is left out of that scrape, which is answered all the same', async () => {
     expect(made, 'the first test ran').to.be.above(0);
     const primary = server!.child.pid!;
-    const workers = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    const workers = childrenOf(primary);
     expect(workers).to.have.length(2);
     const stalled = workers[0]!;
     process.kill(stalled, 'SIGSTOP');
-    let answered: { samples: Sample[]; ms: number };
+    let answered: { samples: Sample[]; ms: number; status: number };
     try {
       // A connection handed to the stalled worker waits for it; Node's cluster then hands
       // the next ones to the other worker, which answers.
@@ -216,6 +205,7 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     } finally {
       process.kill(stalled, 'SIGCONT');
     }
+    expect(answered.status, 'the scrape answered while a worker is stopped').to.equal(200);
     const partial = sumOf(answered.samples, 'plant_store_http_requests_total', USED);
     console.log(`      with worker ${stalled} stopped: answered in ${answered.ms.toFixed(0)} ms, requests to the routes used ${partial} of ${made}`);
     expect(answered.ms, 'waited for the stopped worker, then answered').to.be.within(WORKER_ANSWER_TIMEOUT_MS, WORKER_ANSWER_TIMEOUT_MS + 1500);

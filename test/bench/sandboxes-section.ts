@@ -12,10 +12,9 @@
  * directory each), seeded at start-up through the embedded API (plant-store-server.ts).
  */
 import { join } from 'node:path';
-import { tempDir } from '../support/temp-dir.js';
 import { startPlantStore, type Contender, type Memory, type NodeContenderOptions } from './contenders.js';
 import { IdSource, listWorkload, lookupWorkload, workloads } from './load.js';
-import { interleave, progress, SEEDED_PLANTS, type SandboxStorage, type Series, type Settings } from './sections.js';
+import { inWorkDirectory, interleave, progress, SEEDED_PLANTS, type SandboxStorage, type Series, type Settings } from './sections.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
 export const SANDBOX_CONTENDERS = {
@@ -54,18 +53,8 @@ export type SandboxesOutcome = SandboxesResult | { readonly failed: string };
  * Runs last in a full run: a failure here (a storage that keeps no sandboxes refuses to start)
  * is reported in its section and its targets, and the rest of the report is still written.
  */
-export async function sandboxesSection(settings: Settings, token: string): Promise<SandboxesOutcome> {
-  const work = tempDir('plant-store-bench-sandboxes-');
-  try {
-    return await measure(settings, token, work.path);
-  } catch (error) {
-    // The report is kept in the project: no temporary directory in it.
-    const reason = (error instanceof Error ? error.message : String(error)).split(work.path).join('<temporary directory>');
-    progress(`sandboxes: failed: ${reason}`);
-    return { failed: reason };
-  } finally {
-    work.remove();
-  }
+export function sandboxesSection(settings: Settings, token: string): Promise<SandboxesOutcome> {
+  return inWorkDirectory('sandboxes', 'plant-store-bench-sandboxes-', (workPath) => measure(settings, token, workPath));
 }
 
 async function measure(settings: Settings, token: string, workPath: string): Promise<SandboxesResult> {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/free-port.js';
+import { tempDir } from '../support/temp-dir.js';
 import { startBareServer, startJsonServer, startPlantStore, type Contender, type Memory } from './contenders.js';
 import { IdSource, runLoad, workloads, type LoadOptions, type RunResult, type Workload, type WorkloadId } from './load.js';
 import type { RawAnswer, RawCommand } from './mongo-raw-loop.js';
@@ -36,6 +37,24 @@ const startedAt = performance.now();
 export function progress(message: string): void {
   const elapsed = Math.round((performance.now() - startedAt) / 1000);
   process.stderr.write(`[${String(Math.floor(elapsed / 60)).padStart(2, '0')}:${String(elapsed % 60).padStart(2, '0')}] ${message}\n`);
+}
+
+/**
+ * Runs `measure` in a temporary directory (`prefix`), removed after. A failure becomes the
+ * section's outcome, `{ failed }`, so the rest of the report is still written; its message
+ * names no temporary directory, since the report is kept in the project.
+ */
+export async function inWorkDirectory<T>(section: string, prefix: string, measure: (workPath: string) => Promise<T>): Promise<T | { readonly failed: string }> {
+  const work = tempDir(prefix);
+  try {
+    return await measure(work.path);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split(work.path).join('<temporary directory>');
+    progress(`${section}: failed: ${reason}`);
+    return { failed: reason };
+  } finally {
+    work.remove();
+  }
 }
 
 /**

@@ -11,11 +11,10 @@
  * Reads come first, on the seeded plants alone, then creates.
  */
 import { join } from 'node:path';
-import { tempDir } from '../support/temp-dir.js';
 import { startCliServer, type CliServer, type Stopped } from './cli-server.js';
 import { allowedCpus, cpuList, pinProcess, tasksetMissing } from './cpu-affinity.js';
 import { IdSource, workloads } from './load.js';
-import { interleave, progress, SEEDED_PLANTS, type Series, type Settings } from './sections.js';
+import { interleave, inWorkDirectory, progress, SEEDED_PLANTS, type Series, type Settings } from './sections.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
 /** Workers of the server measured, and of the one it is measured against. */
@@ -54,21 +53,13 @@ export interface WorkersResult {
 /** The section's outcome: its figures, or why it could not be measured. */
 export type WorkersOutcome = WorkersResult | { readonly failed: string };
 
-export async function workersSection(settings: Settings, token: string): Promise<WorkersOutcome> {
-  const work = tempDir('plant-store-bench-workers-');
-  try {
+export function workersSection(settings: Settings, token: string): Promise<WorkersOutcome> {
+  return inWorkDirectory('workers', 'plant-store-bench-workers-', async (workPath) => {
     const own = { ...settings, rounds: settings.workersRounds };
-    const perCpu = await measure('workers', own, token, join(work.path, 'unpinned'));
-    const pinned = await pinnedApart(own, token, join(work.path, 'pinned'));
+    const perCpu = await measure('workers', own, token, join(workPath, 'unpinned'));
+    const pinned = await pinnedApart(own, token, join(workPath, 'pinned'));
     return { storage: perCpu.storage, rounds: own.rounds, perCpu, pinned };
-  } catch (error) {
-    // The report is kept in the project: no temporary directory in it.
-    const reason = (error instanceof Error ? error.message : String(error)).split(work.path).join('<temporary directory>');
-    progress(`workers: failed: ${reason}`);
-    return { failed: reason };
-  } finally {
-    work.remove();
-  }
+  });
 }
 
 /** The load generator on the first CPU this process may use, the servers on the rest. */

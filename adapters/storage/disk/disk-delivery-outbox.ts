@@ -68,7 +68,8 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
    * are kept in memory only, since a claim cannot outlive the process that made it: claiming
    * writes nothing (no commit, no sync), and after a crash every delivery is claimable at
    * once. When other processes write too (a server's workers), a claim is also written
-   * into its record as a lease (`othersWrite`), which they respect, and take over once lapsed.
+   * into its record as a lease naming this process (`othersWrite`), which they respect, and
+   * take over once lapsed or once this process is gone.
    */
   private readonly claims = new Map<PlantKey, { readonly lease: string; readonly until: number }>();
   /**
@@ -187,26 +188,28 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       }
       return found;
     });
-    if (!this.othersWrite) return claimable.map(([key, value]) => this.claimed(key, value, now, leaseMs));
+    if (!this.othersWrite) return claimable.map(([key, value]) => this.hold(key, newClaim(key, value, now, leaseMs)));
     if (claimable.length === 0) return [];
     // Leases are written, checked again inside the transaction: another process may have
     // claimed meanwhile. Visible to the others once committed; not waited on to reach the
     // disk, since after a crash of the machine no claim is left to respect.
+    // Held here only once committed: a failed write leaves no claim that would keep the
+    // plants from everyone until it lapsed.
     const notes: [PlantKey, OutboxRecord][] = [];
     const claims = await this.transaction([], () =>
       claimable.flatMap(([key]) => {
         const value = this.recordAt(key);
         if (value === undefined || !this.isClaimable(value, now)) return [];
-        const claim = this.claimed(key, value, now, leaseMs);
+        const claim = newClaim(key, value, now, leaseMs);
         const leased = claimed(value, claim.lease, claim.leaseUntil);
         this.putRecord(key, leased);
         notes.push([key, leased]);
-        return [claim];
+        return [[key, claim] as const];
       }),
       { durable: false },
     );
     for (const [key, record] of notes) this.noteDue(key, record);
-    return claims;
+    return claims.map(([key, claim]) => this.hold(key, claim));
   }
 
   async settle(claim: OutboxClaim, outcomes: readonly DeliveryOutcome[]): Promise<boolean> {
@@ -283,22 +286,20 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
   /**
    * Due and not leased, or leased by a process that no longer runs: the workers of a server
    * share one machine, so a crashed worker's claims are taken over at once, not when they
-   * lapse (a lease names its process first, see `claimed`).
+   * lapse (a lease names its process, see newClaim).
    */
   private isClaimable(record: OutboxRecord, now: number): boolean {
     if (isClaimable(record, now)) return true;
-    if (record.dueAt === undefined || record.dueAt > now || record.lease === undefined) return false;
-    const holder = Number(record.lease.slice(0, record.lease.indexOf(':')));
-    return Number.isInteger(holder) && holder > 0 && !isRunning(holder);
+    // Due but leased (the core's rule, the lease left out): free if its holder is gone.
+    if (record.lease === undefined || !isClaimable({ ...record, leaseUntil: undefined }, now)) return false;
+    const holder = holderOf(record.lease);
+    return holder !== undefined && !isRunning(holder);
   }
 
-  /** A claim of this process's on a record as read now, held in memory until `now + leaseMs`. */
-  private claimed(key: PlantKey, value: OutboxRecord, now: number, leaseMs: number): OutboxClaim {
-    const lease = `${process.pid}:${randomUUID()}`;
-    this.claims.set(key, { lease, until: now + leaseMs });
-    if (typeof key === 'number') return { plantId: key, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) };
-    const [sandbox, plantId] = storedKey(key);
-    return { plantId, sandbox, lease, leaseUntil: now + leaseMs, deliveries: nextDeliveries(value, now) };
+  /** The claim held by this process in memory until it settles or lapses. */
+  private hold(key: PlantKey, claim: OutboxClaim): OutboxClaim {
+    this.claims.set(key, { lease: claim.lease, until: claim.leaseUntil });
+    return claim;
   }
 
   /** Writes (or, for undefined, removes) a plant's record of any sandbox; inside a write transaction. */
@@ -356,6 +357,21 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     for (const { key, value } of this.sandboxRecords?.getRange() ?? []) if (value.dueAt !== undefined) due.set(namedPlantKey(key[0], key[1]), value.dueAt);
     return due;
   }
+}
+
+/** A claim of this process on a record as read at `now`, until `now + leaseMs`; its lease names this process (holderOf). */
+function newClaim(key: PlantKey, value: OutboxRecord, now: number, leaseMs: number): OutboxClaim {
+  const lease = `${process.pid}:${randomUUID()}`;
+  const leaseUntil = now + leaseMs;
+  if (typeof key === 'number') return { plantId: key, lease, leaseUntil, deliveries: nextDeliveries(value, now) };
+  const [sandbox, plantId] = storedKey(key);
+  return { plantId, sandbox, lease, leaseUntil, deliveries: nextDeliveries(value, now) };
+}
+
+/** The process a lease of newClaim's names; undefined for any other lease. */
+function holderOf(lease: string): number | undefined {
+  const holder = Number(lease.slice(0, lease.indexOf(':')));
+  return Number.isInteger(holder) && holder > 0 ? holder : undefined;
 }
 
 /** A write of a named sandbox's into an environment opened read-only. */

@@ -2,9 +2,9 @@ import cluster, { type Address, type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import type { Log } from '../../core/index.js';
 import { DataDirLock } from '../../adapters/storage/disk/data-dir-lock.js';
-import { prepareDataDir } from '../../adapters/storage/disk/data-dir.js';
 import type { ServerConfig } from '../config/parse-config.js';
 import { gatherGroupMetrics } from './group-metrics.js';
+import { urlOf } from './server.js';
 import { serverTokens } from './server-tokens.js';
 
 /** A worker that dies sooner than this after it started is started again only after this long: a worker that cannot run does not spin. */
@@ -40,10 +40,8 @@ export async function startServerGroup(config: ServerConfig, log: Log): Promise<
   const storage = config.storage;
   let lock: DataDirLock | undefined;
   if (storage !== undefined && 'dataDir' in storage) {
-    const directory = resolve(storage.dataDir);
-    prepareDataDir(directory);
     // The group's lock: a separate server on the directory is refused as before.
-    lock = DataDirLock.acquire(directory);
+    lock = DataDirLock.prepareAndAcquire(resolve(storage.dataDir));
   }
   try {
     const { tokens, generated } = serverTokens(config.access);
@@ -56,7 +54,7 @@ export async function startServerGroup(config: ServerConfig, log: Log): Promise<
     const supervisor = new Supervisor(workers, env, log);
     const address = await supervisor.started();
     return {
-      url: `http://${address.addressType === 6 ? `[${address.address}]` : address.address}:${address.port}`,
+      url: urlOf(address.address, address.port, address.addressType === 6),
       port: address.port,
       generatedToken,
       stop: async (graceMs) => {
@@ -95,9 +93,10 @@ class Supervisor {
             this.up = true;
             resolveReady(address);
           },
+          // Answered once the other workers have stopped: the lock is released after that.
           failed: (worker, how) => {
-            rejectReady(new Error(`worker ${worker.process.pid} stopped before it listened (${how}); see its line above`));
-            void this.stop(0);
+            const failure = new Error(`worker ${worker.process.pid} stopped before it listened (${how}); see its line above`);
+            void this.stop(0).then(() => rejectReady(failure));
           },
         });
       }

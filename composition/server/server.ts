@@ -79,12 +79,16 @@ export async function serveStore(
   });
   await listen(server, settings.port, settings.host);
   const { address, port, family } = server.address() as AddressInfo;
-  const host = family === 'IPv6' ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, port, close: (graceMs = settings.shutdownGraceMs) => {
+  return { url: urlOf(address, port, family === 'IPv6'), port, close: (graceMs = settings.shutdownGraceMs) => {
       closing.abort();
       return closeGracefully(server, graceMs);
     },
   };
+}
+
+/** The URL of a server listening at `address` (an IPv6 one in brackets) and `port`, no base path. */
+export function urlOf(address: string, port: number, ipv6: boolean): string {
+  return `http://${ipv6 ? `[${address}]` : address}:${port}`;
 }
 
 /** A sandbox's delivery state; the default sandbox's tokens (operators) also see how many self-service sandboxes there are. */

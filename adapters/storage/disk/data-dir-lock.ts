@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataDirError, dataDirFailure } from './data-dir.js';
+import { DataDirError, dataDirFailure, prepareDataDir } from './data-dir.js';
 import { isRunning } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'plant-store.lock';
@@ -28,6 +28,12 @@ export class DataDirLock {
   private released = false;
 
   private constructor(private readonly path: string) {}
+
+  /** Makes the directory (and its parents) if missing, then takes its lock: what a server or an import does first. */
+  static prepareAndAcquire(directory: string): DataDirLock {
+    prepareDataDir(directory);
+    return DataDirLock.acquire(directory);
+  }
 
   /** Takes the lock or throws DataDirInUseError; other failures (permissions…) as a DataDirError naming the directory. */
   static acquire(directory: string): DataDirLock {

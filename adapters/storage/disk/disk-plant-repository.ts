@@ -17,7 +17,6 @@ import {
 import { DiskChangeLog, type RecordChange } from './disk-change-log.js';
 import { DiskDeliveryOutbox, type PlantKey } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { prepareDataDir } from './data-dir.js';
 import { reading, writing } from './disk-errors.js';
 import { DiskSandbox, type SandboxHost, type SandboxPlantKey, type SandboxTagKey } from './disk-sandbox.js';
 import { DiskSandboxRegistry } from './disk-sandbox-registry.js';
@@ -77,7 +76,8 @@ const CACHED_SANDBOXES = 10_000;
 export class DiskPlantRepository implements PlantRepository {
   /**
    * Creates the directory if missing, takes its lock (DataDirInUseError when another live
-   * process holds it) and opens the environment.
+   * process holds it) and opens the environment; a group's worker (`groupWorker`) only
+   * checks that its primary holds the lock, a reader (`readOnly`) neither.
    */
   static open(dataDir: string, options: DiskPlantRepositoryOptions = {}): DiskPlantRepository {
     const timeoutMS = options.timeoutMS ?? DEFAULT_STORAGE_TIMEOUT_MS;
@@ -92,8 +92,7 @@ export class DiskPlantRepository implements PlantRepository {
       DataDirLock.checkHeldBy(directory, process.ppid);
       return new DiskPlantRepository(open({ path, maxDbs: MAX_DATABASES }), 'group', directory, timeoutMS);
     }
-    prepareDataDir(directory);
-    const lock = DataDirLock.acquire(directory);
+    const lock = DataDirLock.prepareAndAcquire(directory);
     try {
       const root = open({ path, maxDbs: MAX_DATABASES });
       return new DiskPlantRepository(root, lock, directory, timeoutMS);

@@ -10,6 +10,7 @@ import {
   type PlantChange,
   type PlantEvent,
 } from '../../../core/index.js';
+import { SandboxWatchers } from '../sandbox-watchers.js';
 import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
 
 /** A change as kept: created (with the plant's fields) or deleted, and when (ms since the epoch). */
@@ -30,7 +31,7 @@ export type RecordChange = (sandbox: string, change: ChangeMade) => void;
 type SandboxSequence = [sandbox: string, sequence: number];
 
 /** How often a log other processes write to looks for their changes, while anyone follows. */
-export const OTHERS_POLL_MS = 25;
+const OTHERS_POLL_MS = 25;
 
 /** The highest sequence number any key of a sandbox can have (a range's end). */
 const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
@@ -58,7 +59,7 @@ export class DiskChangeLog implements ChangeRetention {
   private readonly bySandbox: Database<StoredChange, SandboxSequence>;
   private readonly meta: Database<unknown, string>;
   private readonly logId: string;
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new SandboxWatchers(() => this.stopPolling());
   private poll: NodeJS.Timeout | undefined;
   /** The highest sequence number the poll has seen. */
   private polledThrough = 0;
@@ -113,8 +114,8 @@ export class DiskChangeLog implements ChangeRetention {
       // A write that failed past its deadline may still commit: its followers are woken once
       // the environment has flushed what was queued then.
       if (changed.size > 0) {
-        if (failed) void this.root.flushed.then(() => this.wake(changed), () => this.wake(changed));
-        else this.wake(changed);
+        if (failed) void this.root.flushed.then(() => this.waiting.wake(changed), () => this.waiting.wake(changed));
+        else this.waiting.wake(changed);
       }
     }
   }
@@ -129,15 +130,9 @@ export class DiskChangeLog implements ChangeRetention {
         return { reader: this.reader(sandbox, known ? after : last), reset: cursor !== undefined && !known };
       },
       watch: (wake) => {
-        let waiting = this.waiting.get(sandbox);
-        if (waiting === undefined) this.waiting.set(sandbox, (waiting = new Set()));
-        waiting.add(wake);
+        const unwatch = this.waiting.watch(sandbox, wake);
         if (this.othersWrite) this.startPolling();
-        return () => {
-          waiting.delete(wake);
-          if (waiting.size === 0) this.waiting.delete(sandbox);
-          if (this.waiting.size === 0) this.stopPolling();
-        };
+        return unwatch;
       },
     };
   }
@@ -227,10 +222,6 @@ export class DiskChangeLog implements ChangeRetention {
     return (this.meta.get(`pruned/${sandbox}`) as number | undefined) ?? 0;
   }
 
-  private wake(sandboxes: Iterable<string>): void {
-    for (const sandbox of sandboxes) for (const wake of this.waiting.get(sandbox) ?? []) wake();
-  }
-
   private startPolling(): void {
     if (this.poll !== undefined) return;
     try {
@@ -268,7 +259,7 @@ export class DiskChangeLog implements ChangeRetention {
     } catch {
       return; // unreadable now (closing): the next poll tries again
     }
-    this.wake(changed === 'all' ? [...this.waiting.keys()] : changed);
+    this.waiting.wake(changed === 'all' ? this.waiting.sandboxes() : changed);
   }
 
   private reader(sandbox: string, after: number): ChangeReader {

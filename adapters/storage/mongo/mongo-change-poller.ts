@@ -1,6 +1,7 @@
 import type { Collection, Filter } from 'mongodb';
 import { withDeadline } from './mongo-errors.js';
 import { forgetBefore, windowOf, type ChangeDocument, type LateChanges } from './mongo-change-reader.js';
+import { SandboxWatchers } from '../sandbox-watchers.js';
 
 /** How often a storage with followers looks for changes other servers copied into the log. */
 const POLL_INTERVAL_MS = 200;
@@ -19,7 +20,7 @@ const NOTES_KEPT = 64;
  * one) is read back to there, rather than every read going back the whole window.
  */
 export class ChangePoller implements LateChanges {
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new SandboxWatchers(() => this.stop());
   /** Event ids seen by the polls, with their `at`, in the order seen. */
   private readonly seen = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -44,25 +45,17 @@ export class ChangePoller implements LateChanges {
 
   /** Calls `wake` after a change of `sandbox` may have come; returns the unsubscribe. */
   watch(sandbox: string, wake: () => void): () => void {
-    let wakes = this.watchers.get(sandbox);
-    if (wakes === undefined) this.watchers.set(sandbox, (wakes = new Set()));
-    // Its own function, so one callback watching twice is unsubscribed once each.
-    const entry = () => wake();
-    wakes.add(entry);
+    const unwatch = this.watchers.watch(sandbox, wake);
     if (this.timer === undefined && !this.closed) {
       this.polledFrom ??= this.now();
       this.schedule();
     }
-    return () => {
-      wakes.delete(entry);
-      if (wakes.size === 0 && this.watchers.get(sandbox) === wakes) this.watchers.delete(sandbox);
-      if (this.watchers.size === 0) this.stop();
-    };
+    return unwatch;
   }
 
   /** A change of `sandbox` was copied into the log by this process. */
   notify(sandbox: string): void {
-    for (const wake of this.watchers.get(sandbox) ?? []) wake();
+    this.watchers.wake([sandbox]);
   }
 
   since(sandbox: string, since: number): { latest: number; from: number | undefined } {
@@ -119,7 +112,7 @@ export class ChangePoller implements LateChanges {
     // whole window (forgetNotes), as a poll that missed nothing would have had them do.
     const from = Math.max(Math.min(this.polledFrom ?? started, started) - window, started - 2 * window);
     try {
-      const sandboxes = [...this.watchers.keys()];
+      const sandboxes = this.watchers.sandboxes();
       const filter = { sb: { $in: sandboxes }, at: { $gte: from } } as Filter<ChangeDocument>;
       const found = await withDeadline(this.timeoutMS, (signal) => this.changes.find(filter, { projection: { _id: 1, sb: 1, at: 1 }, maxTimeMS: this.timeoutMS, signal }).toArray());
       // Stopped meanwhile: this answer is for followers that left.

@@ -52,7 +52,8 @@ async function main(argv: string[]): Promise<void> {
 async function serveAsGroup(config: ServerConfig): Promise<void> {
   const log = createLogger(config.log.level);
   const group = await startServerGroup(config, log);
-  const storage = config.storage === undefined ? 'memory' : 'dataDir' in config.storage ? `disk ${resolve(config.storage.dataDir)}` : 'mongodb';
+  // Memory storage refuses workers (parseConfig); the workers name MongoDB's database in their own lines.
+  const storage = config.storage !== undefined && 'dataDir' in config.storage ? `disk ${resolve(config.storage.dataDir)}` : 'mongodb';
   log.info({ storage, workers: config.server.workers }, `plant-store listening on ${group.url}${config.http.basePath} (storage: ${storage}, ${config.server.workers} workers)`);
   const tokenFile = group.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(log, group.generatedToken);
   stopOnSignals(log, config.http.shutdownGraceMs, async () => {

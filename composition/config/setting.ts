@@ -39,9 +39,19 @@ export function labelOf(setting: Pick<Setting<unknown>, 'flag' | 'env'>): string
 
 /** Decimal digits only, within bounds: `1e3`, `0x10` and `-1` are refused, not guessed at. */
 export function integer(min: number, max: number) {
-  const rule = `must be an integer from ${min} to ${max}`;
+  return boundedInteger(min, max, `must be an integer from ${min} to ${max}`, digitsOf);
+}
+
+/** As `integer`, or `word`, which stands for `valueOf()` (e.g. `auto`: one per core). */
+export function integerOr(word: string, valueOf: () => number, min: number, max: number) {
+  return boundedInteger(min, max, `must be an integer from ${min} to ${max}, or ${word}`, (raw) => (raw.trim() === word ? valueOf() : digitsOf(raw)));
+}
+
+const digitsOf = (raw: string): number => (/^\d{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN);
+
+function boundedInteger(min: number, max: number, rule: string, valueOf: (raw: string) => number) {
   return number()
-    .transform((_, raw: string) => (/^\d{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN))
+    .transform((_, raw: string) => valueOf(raw))
     .typeError(rule)
     .required(rule)
     .min(min, rule)

@@ -35,7 +35,10 @@ export interface BuiltServer {
 export async function buildServer(config: ServerConfig, container: DependencyContainer = rootContainer.createChildContainer()): Promise<BuiltServer> {
   // A server logs JSON lines (or readable ones at a terminal), where an embedded store logs
   // errors to standard error: registered before the store's defaults are.
-  registerDefault<Log>(container, InjectionTokens.Log, () => createLogger(config.log.level));
+  // A cluster worker run with --workers is a worker of the command's group (cli.ts): the
+  // primary holds the data directory, /metrics answers for the group, lines name the worker.
+  const groupWorker = cluster.isWorker && config.server.workers > 1;
+  registerDefault<Log>(container, InjectionTokens.Log, () => createLogger(config.log.level, undefined, groupWorker ? cluster.worker!.id : undefined));
   const log = container.resolve<Log>(InjectionTokens.Log);
   let generatedToken: string | undefined;
   let namesSandboxes = config.access.jwt?.sandboxClaim !== undefined;
@@ -46,9 +49,6 @@ export async function buildServer(config: ServerConfig, container: DependencyCon
     container.register<TokenVerifier>(InjectionTokens.TokenVerifier, { useValue: await tokenVerifierFor(tokens, config.access.jwt, log) });
   }
   const configured = container.resolve<TokenVerifier>(InjectionTokens.TokenVerifier);
-  // A cluster worker run with --workers is a worker of the command's group (cli.ts): the
-  // primary holds the data directory, and /metrics answers for the group.
-  const groupWorker = cluster.isWorker && config.server.workers > 1;
   const storage = groupWorker && config.storage !== undefined && 'dataDir' in config.storage ? { ...config.storage, groupWorker } : config.storage;
   const store = await assembleStore(container, { storage, webhooks: config.webhooks, sandboxes: config.sandboxes, metrics: config.http.metrics, feed: config.feed });
   // Self-service tokens are asked of the storage last: the configured ones answer first (and cheaper).

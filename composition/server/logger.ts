@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { requestLine } from '../../adapters/http/app/request-log.js';
@@ -14,11 +13,11 @@ const requestFields = 'requestId,method,route,path,status,error,durationMs,token
  * with 5xx causes below theirs. Nothing logs headers; the redaction is a second lock should
  * a field slip in.
  */
-export function createLogger(level: LogLevel, destination: NodeJS.WritableStream | undefined = undefined): Logger {
+export function createLogger(level: LogLevel, destination: NodeJS.WritableStream | undefined = undefined, worker?: number): Logger {
   const options: LoggerOptions = {
     level,
     // A worker of a server group (--workers) names itself on each line.
-    base: cluster.worker === undefined ? { service: 'plant-store' } : { service: 'plant-store', worker: cluster.worker.id },
+    base: worker === undefined ? { service: 'plant-store' } : { service: 'plant-store', worker },
     // Named paths only: a wildcard path doubles the cost of every request line.
     redact: { paths: ['authorization', 'token', 'tokens', 'headers.authorization'], censor: '[redacted]' },
   };

@@ -6,7 +6,7 @@ import type { SandboxOptions } from '../config/sandbox-settings.js';
 import { repeat } from './repeat.js';
 
 /** How often idle sandboxes are looked for: an expired one is gone within about this long. */
-export const EXPIRY_SWEEP_MS = 1000;
+const EXPIRY_SWEEP_MS = 1000;
 
 /** Self-service sandboxes as wired for a store: the use cases, and the loop expiring idle ones. */
 export interface SelfService {

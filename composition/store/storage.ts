@@ -12,7 +12,7 @@ export interface MongoStorageOption {
   readonly changeLog?: boolean | undefined;
 }
 
-/** Plants on disk in this directory (created if missing), held by this process alone while open. */
+/** Plants on disk in this directory (created if missing), held by this server while open (its workers share it: `groupWorker`). */
 export interface DiskStorageOption {
   readonly dataDir: string;
   /** Longest wait for a write to reach the disk before it fails with 50301; default DEFAULT_STORAGE_TIMEOUT_MS. */

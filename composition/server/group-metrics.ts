@@ -10,11 +10,16 @@ import type { HttpMetrics } from '../../adapters/http/app/http-metrics.js';
  * histograms summed, the gauges of the shared storage by their maximum, see
  * adapters/metrics/), and answers the text to the asking worker, which serves it.
  *
+ * The sums never go down while the group runs, so that Prometheus never reads a false reset
+ * (which `rate()` would take for a burst of the whole total): a worker that does not answer
+ * in time is counted as it last answered, and a worker that is gone leaves its counters and
+ * histograms, as last collected, in every later total (its gauges go with it).
+ *
  * Only the command's own group uses this: a process alone, an embedded store and the tests
  * never send a message. prom-client is loaded in the primary only when it gathers metrics.
  */
 
-/** How long the primary waits for each worker's registry: one that has not answered by then is left out of that scrape (stalled, or exiting), which is still answered. */
+/** How long the primary waits for each worker's registry: one that has not answered by then (stalled, or exiting) is counted as it last answered, and the scrape is answered. */
 export const WORKER_ANSWER_TIMEOUT_MS = 1000;
 /** How long a worker waits for the primary's answer before the scrape fails (500): past the workers' timeout, and well within Prometheus's default scrape timeout (10 s). */
 const PRIMARY_ANSWER_TIMEOUT_MS = 5000;
@@ -58,8 +63,16 @@ export async function gatherGroupMetrics(): Promise<void> {
   if (gathering) return;
   gathering = true;
   const { AggregatorRegistry } = await import('prom-client');
-  /** The workers that said they answer (a worker still starting has no registry yet, and is not waited for). */
-  const answering = new Set<Worker>();
+  /**
+   * The workers that said they answer (a worker still starting has no registry yet, and is
+   * not waited for), each with its registry as last collected.
+   */
+  const answering = new Map<Worker, MetricJson[] | undefined>();
+  /** What the workers gone so far left in the totals, added up. */
+  let retired: MetricJson[] = [];
+  /** A gone worker's part still being added to `retired`: scrapes meanwhile count it apart. */
+  const retiring = new Set<MetricJson[]>();
+  let folding = Promise.resolve();
   const collections = new Map<number, (metrics: MetricJson[] | undefined) => void>();
   let nextCollection = 0;
 
@@ -71,24 +84,48 @@ export async function gatherGroupMetrics(): Promise<void> {
         collections.delete(id);
         resolve(metrics);
       };
-      // A worker that does not answer in time is left out of this scrape, rather than the scrape waiting for it.
+      // A worker that does not answer in time is counted as it last answered, rather than the scrape waiting for it.
       const timer = setTimeout(() => done(undefined), WORKER_ANSWER_TIMEOUT_MS);
       collections.set(id, done);
       send(worker, { type: COLLECT, id }, () => done(undefined));
     });
 
   const groupText = async (): Promise<string> => {
-    const live = [...answering].filter((worker) => worker.isConnected());
-    const registries = (await Promise.all(live.map(collect))).filter((metrics) => metrics !== undefined);
+    const live = [...answering.keys()].filter((worker) => worker.isConnected());
+    const answers = await Promise.all(live.map(collect));
+    const registries: MetricJson[][] = [retired, ...retiring];
+    live.forEach((worker, i) => {
+      const answer = answers[i];
+      // A worker that exited meanwhile is counted in `retiring` or `retired`, as collected before.
+      if (answer !== undefined && answering.has(worker)) answering.set(worker, answer);
+      const counted = answering.get(worker);
+      if (counted !== undefined) registries.push(counted);
+    });
     return AggregatorRegistry.aggregate(registries).metrics();
+  };
+
+  const retire = (worker: Worker) => {
+    const last = answering.get(worker);
+    answering.delete(worker);
+    if (last === undefined) return;
+    const part = cumulative(last);
+    retiring.add(part);
+    // One at a time, each onto the last one's sum; in `retiring` until it is in `retired`.
+    folding = folding
+      .then(async () => {
+        const sum = cumulative(await AggregatorRegistry.aggregate([retired, part]).getMetricsAsJSON());
+        retired = sum;
+        retiring.delete(part);
+      })
+      .catch(() => {}); // left in `retiring`, where it is counted all the same
   };
 
   cluster.on('message', (worker: Worker, message: unknown) => {
     if (!ours(message)) return;
     switch (message.type) {
       case READY:
-        answering.add(worker);
-        worker.once('exit', () => answering.delete(worker));
+        answering.set(worker, undefined);
+        worker.once('exit', () => retire(worker));
         return;
       case COLLECTED:
         collections.get(message.id)?.(message.metrics);
@@ -102,6 +139,16 @@ export async function gatherGroupMetrics(): Promise<void> {
     }
   });
 }
+
+/**
+ * The counters and histograms of a registry, as plain data: what a process's totals keep of
+ * it once it is gone (a gauge says how things are, and they are no longer so).
+ */
+function cumulative(metrics: readonly MetricJson[]): MetricJson[] {
+  return metrics.filter((metric) => CUMULATIVE.includes(metric.type)).map(({ name, help, type, values, aggregator }) => ({ name, help, type, values, aggregator }) as MetricJson);
+}
+/** The data says 'counter' and 'histogram' (prom-client's typings declare a numeric enum). */
+const CUMULATIVE: readonly unknown[] = ['counter', 'histogram'];
 
 /** Sends `message` to `worker`; a worker gone meanwhile calls `failed` (its channel is closed). */
 function send(worker: Worker, message: Message, failed: () => void = () => {}): void {

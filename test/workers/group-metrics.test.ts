@@ -183,7 +183,7 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     expect(own, own.output).to.deep.equal({ status: 0, output: '' });
   });
 
-  it('a worker that does not answer within a second is left out of that scrape, which is answered all the same', async () => {
+  it('a worker that does not answer within a second is counted as it last answered: the scrape is answered, and its sums do not drop', async () => {
     expect(made, 'the first test ran').to.be.above(0);
     const primary = server!.child.pid!;
     const workers = childrenOf(primary);
@@ -206,11 +206,47 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
       process.kill(stalled, 'SIGCONT');
     }
     expect(answered.status, 'the scrape answered while a worker is stopped').to.equal(200);
-    const partial = sumOf(answered.samples, 'plant_store_http_requests_total', USED);
-    console.log(`      with worker ${stalled} stopped: answered in ${answered.ms.toFixed(0)} ms, requests to the routes used ${partial} of ${made}`);
+    const counted = sumOf(answered.samples, 'plant_store_http_requests_total', USED);
+    console.log(`      with worker ${stalled} stopped: answered in ${answered.ms.toFixed(0)} ms, requests to the routes used ${counted} of ${made}`);
     expect(answered.ms, 'waited for the stopped worker, then answered').to.be.within(WORKER_ANSWER_TIMEOUT_MS, WORKER_ANSWER_TIMEOUT_MS + 1500);
-    expect(partial, "the live worker's share alone").to.be.above(0).and.below(made);
-    // Going again, it is counted again; its late answers to the scrapes it missed are ignored.
-    await eventually(async () => sumOf(await scrape(), 'plant_store_http_requests_total', USED) === made, { what: `${made} requests counted again`, timeoutMs: 10_000, intervalMs: 100 });
+    expect(counted, "the live worker's count and the stopped one's as it last answered").to.equal(made);
+    // Going again, it answers again; its late answers to the scrapes it missed are ignored.
+    await eventually(async () => sumOf(await scrape(), 'plant_store_http_requests_total', USED) === made, { what: `${made} requests counted`, timeoutMs: 10_000, intervalMs: 100 });
+  });
+
+  it("a worker killed and replaced leaves its counts in the totals: no counter drops (no false reset), its gauges go with it", async () => {
+    expect(made, 'the first test ran').to.be.above(0);
+    const primary = server!.child.pid!;
+    const before = await scrape();
+    expect(sumOf(before, 'plant_store_http_requests_total', USED), 'both workers collected').to.equal(made);
+    const cpuBefore = valueOf(before, 'process_cpu_seconds_total')!;
+    const requestLines = () => parseLines(server!.stdout()).filter((line) => line['msg'] === 'request');
+    const workersBefore = new Set(requestLines().map((line) => line['worker']));
+    const [killed, survivor] = childrenOf(primary);
+    process.kill(killed!, 'SIGKILL');
+    const replacement = await eventually(
+      () => {
+        const now = childrenOf(primary);
+        return now.length === 2 && !now.includes(killed!) ? now.find((pid) => pid !== survivor) : undefined;
+      },
+      { what: 'a worker started in place of the killed one', timeoutMs: 20_000, intervalMs: 50 },
+    );
+    // Scrapes until the replacement (a worker id not seen before) has answered one too.
+    const after: Sample[][] = [];
+    await eventually(
+      async () => {
+        after.push(await scrape());
+        return requestLines().some((line) => line['route'] === '/metrics' && !workersBefore.has(line['worker'])) ? true : undefined;
+      },
+      { what: 'a scrape answered by the replacement', timeoutMs: 20_000, intervalMs: 100 },
+    );
+    const requests = after.map((samples) => sumOf(samples, 'plant_store_http_requests_total', USED));
+    const cpu = after.map((samples) => valueOf(samples, 'process_cpu_seconds_total')!);
+    console.log(`      worker ${killed} killed, ${replacement} in its place; ${after.length} scrapes after: requests to the routes used ${requests.join(', ')} (of ${made}); CPU seconds ${cpuBefore.toFixed(2)} before, ${cpu.map((c) => c.toFixed(2)).join(', ')} after`);
+    for (const [i, value] of requests.entries()) expect(value, `scrape ${i + 1} after the kill: requests to the routes used`).to.equal(made);
+    for (const [i, value] of cpu.entries()) expect(value, `scrape ${i + 1} after the kill: process_cpu_seconds_total`).to.be.at.least(cpuBefore);
+    const last = after.at(-1)!;
+    expect(last.filter((s) => s.name === 'nodejs_version_info'), 'one nodejs_version_info').to.have.length(1);
+    expect(valueOf(last, 'plant_store_feed_streams'), 'feed streams: a gauge, not kept for the gone worker').to.equal(0);
   });
 });

@@ -11,7 +11,7 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import type { Log } from '../core/index.js';
 import type { ServerConfig } from './config/parse-config.js';
-import { buildServer } from './server/build-server.js';
+import { buildServer, type BuiltServer } from './server/build-server.js';
 import { createLogger } from './server/logger.js';
 import { startServerGroup } from './server/server-group.js';
 import { packageVersion } from './package-version.js';
@@ -69,6 +69,33 @@ async function serveAsWorker(config: ServerConfig): Promise<void> {
   stopOnSignals(built.log, config.http.shutdownGraceMs, async () => {
     await built.close(config.http.shutdownGraceMs);
     return true;
+  });
+  stopWhenThePrimaryIsGone(built);
+}
+
+/** How long a worker whose primary is gone gives its writes in flight before it stops regardless. */
+const ORPHAN_STOP_MS = 500;
+
+/**
+ * The primary gone (killed), its worker closes its storage and exits, or is gone within
+ * ORPHAN_STOP_MS all the same. Not Node's cluster's way, process.exit at once: exit waits
+ * for LMDB's writer thread, which may be waiting for this thread to run a transaction's
+ * callbacks, and then never returns. The worker would outlive its primary, holding the
+ * database's write lock, and the next server's writes would wait for it forever. What it
+ * acknowledged is on disk already.
+ */
+function stopWhenThePrimaryIsGone(built: BuiltServer): void {
+  const worker = cluster.worker;
+  if (worker === undefined) return;
+  worker.once('disconnect', () => {
+    worker.exitedAfterDisconnect = true; // Node's cluster exits at once unless this is set
+    built.log.error({}, 'the primary is gone; stopping');
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), ORPHAN_STOP_MS);
+    // Once the storage is closed, exiting cannot hang, and the last log lines are written.
+    built.close(0).then(
+      () => process.exit(1),
+      () => process.kill(process.pid, 'SIGKILL'),
+    );
   });
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { resolve as resolvePath } from 'node:path';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 
@@ -18,7 +19,10 @@ export interface Group {
   lines(): LogLine[];
   /** The request lines (`msg: request`) so far. */
   requestLines(): LogLine[];
-  /** SIGKILL to every worker and the primary at once; resolves once the primary has exited. */
+  /**
+   * SIGKILL to every worker and the primary at once, workers the primary left behind
+   * included (a test that killed the primary alone, and failed); resolves once all are gone.
+   */
   killAll(): Promise<void>;
 }
 
@@ -31,18 +35,26 @@ export type LogLine = Record<string, any> & { msg?: string; worker?: number };
 export async function startGroup(dataDir: string, workers: number, env: Record<string, string> = {}): Promise<Group> {
   const server = await startCli({ PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKENS: GROUP_TOKEN, PLANT_STORE_RATE_LIMIT: 'off', ...env }, ['--workers', String(workers)]);
   const primaryPid = server.child.pid!;
+  /** Every worker seen: one outliving its primary holds the primary's output pipes, which would keep this test process alive. */
+  const seen = new Set<number>();
+  const workerPids = () => {
+    const pids = childrenOf(primaryPid);
+    for (const pid of pids) seen.add(pid);
+    return pids;
+  };
   const group: Group = {
     server,
     primaryPid,
     url: new URL(server.url).origin,
-    workerPids: () => childrenOf(primaryPid),
+    workerPids,
     lines: () => parseLines(server.stdout()),
     requestLines: () => parseLines(server.stdout()).filter((line) => line.msg === 'request'),
     killAll: async () => {
-      if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-      const workers = childrenOf(primaryPid);
+      workerPids();
+      // A pid seen before is killed only while it still runs this command (not a reused pid).
+      const workers = [...seen].filter((pid) => isAlive(pid) && runsTheCommand(pid, server.child.spawnargs));
       for (const pid of workers) tryKill(pid, 'SIGKILL');
-      await server.stop('SIGKILL');
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
       // Children already signalled die on their own; wait so no test leaves one behind.
       await eventually(() => workers.every((pid) => !isAlive(pid)), { what: 'the killed workers to be gone', timeoutMs: 5000 });
     },
@@ -57,6 +69,17 @@ export function childrenOf(pid: number): number[] {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
+  }
+}
+
+/** Whether process `pid` runs the command line `args` (node, the script, its arguments: a worker runs its primary's). */
+function runsTheCommand(pid: number, args: readonly string[]): boolean {
+  const [, script = '', ...rest] = args;
+  try {
+    const [, runs = '', ...runsRest] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    return resolvePath(runs) === resolvePath(script) && runsRest.join(' ') === rest.join(' ');
+  } catch {
+    return false;
   }
 }
 

@@ -114,4 +114,62 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
       await group.killAll();
     }
   });
+
+  it('the primary alone killed with SIGKILL under heavy creates, six times: its workers are gone within a second every time, and the next server writes at once', async () => {
+    // A worker that exited the way Node's cluster does it (process.exit at once) could hang
+    // for good while LMDB's writer waited for it, holding the write lock: 3 runs of 8 under
+    // this load did, before the workers stopped their own way.
+    const RUNS = 6;
+    const gone: number[] = [];
+    let acknowledged = 0;
+    for (let run = 0; run < RUNS; run++) {
+      using dataDir = tempDir('plant-store-workers-orphans-heavy-');
+      const group = await startGroup(dataDir.path, 2);
+      try {
+        const workers = group.workerPids();
+        const load = new CreateLoad(group.url, 32, 1);
+        await eventually(() => load.acknowledged.length >= 300, { what: '300 acknowledged creates', timeoutMs: 15_000 });
+        const exited = once(group.server.child, 'exit');
+        process.kill(group.primaryPid, 'SIGKILL');
+        const killedAt = performance.now();
+        await exited;
+        await eventually(() => workers.every((pid) => !isAlive(pid)), { what: `run ${run + 1}: the workers gone`, context: () => `alive: ${workers.filter(isAlive).join(',')}`, timeoutMs: 1000, intervalMs: 5 });
+        gone.push(Math.round(performance.now() - killedAt));
+        await load.stop();
+        acknowledged += load.acknowledged.length;
+        const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
+        try {
+          const writer = new Connection(new URL(next.url).origin);
+          const created = await writer.create(1_000_000);
+          writer.close();
+          expect(created.status, `run ${run + 1}: a create on the next server`).to.equal(200);
+          const reader = new Connection(new URL(next.url).origin);
+          const stored = new Set(await allIds(reader));
+          reader.close();
+          expect(load.acknowledged.filter((id) => !stored.has(id)), `run ${run + 1}: acknowledged creates missing`).to.deep.equal([]);
+        } finally {
+          await next.stop('SIGKILL');
+        }
+      } finally {
+        await group.killAll();
+      }
+    }
+    console.log(`      ${RUNS} runs, ${acknowledged} creates acknowledged in all; workers gone ${gone.join(', ')} ms after the primary's SIGKILL`);
+  });
+
+  it("the tests' clean-up (killAll) leaves no worker behind when the primary is gone first and its workers cannot notice (stopped)", async () => {
+    using dataDir = tempDir('plant-store-workers-left-');
+    const group = await startGroup(dataDir.path, 2);
+    const workers = group.workerPids();
+    try {
+      for (const pid of workers) process.kill(pid, 'SIGSTOP');
+      const exited = once(group.server.child, 'exit');
+      process.kill(group.primaryPid, 'SIGKILL');
+      await exited;
+      expect(workers.filter(isAlive), 'stopped workers outlive their primary').to.deep.equal(workers);
+    } finally {
+      await group.killAll();
+    }
+    expect(workers.filter(isAlive), 'workers left running after killAll').to.deep.equal([]);
+  });
 });

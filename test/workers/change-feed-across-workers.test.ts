@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { eventually } from '../support/eventually.js';
 import { FeedClient } from '../support/feed-client.js';
 import { tempDir } from '../support/temp-dir.js';
-import { allIds, Connection, connections, CreateLoad, errorCode, GROUP_TOKEN, repeated, startGroup, tryKill, type Answer } from './group-process.js';
+import { killQuietly } from '../support/watched-process.js';
+import { allIds, Connection, connections, countBy, CreateLoad, errorCode, GROUP_TOKEN, repeated, startGroup, type Answer } from './group-process.js';
 
 const CREATES = 400;
 const WRITERS = 16;
@@ -81,8 +82,7 @@ describe('the change feed of a group of 2 workers on disk', function () {
       });
 
       const createLines = group.requestLines().filter((line) => line.method === 'POST' && line.path === '/plants' && line.status === 200);
-      const byWorker: Record<string, number> = {};
-      for (const line of createLines) byWorker[`worker ${line.worker}`] = (byWorker[`worker ${line.worker}`] ?? 0) + 1;
+      const byWorker = countBy(createLines, (line) => `worker ${line.worker}`);
       const lags = changes.filter((event) => acks.has(event.data.id)).map((event) => event.arrivedAt - acks.get(event.data.id)!.answeredAt);
       lags.sort((a, b) => a - b);
       console.log(
@@ -143,7 +143,7 @@ describe('the change feed of a group of 2 workers on disk', function () {
       for (const pid of group.workerPids()) {
         if (feed.opened > 1) break;
         const before = load.acknowledged.length;
-        tryKill(pid, 'SIGKILL');
+        killQuietly(pid, 'SIGKILL');
         killed.push(pid);
         await eventually(() => group.lines().some((line) => typeof line.msg === 'string' && line.msg.endsWith(`listening, in place of ${pid}`)), { what: `a worker in place of ${pid}`, context: () => group.server.output().slice(-2000) });
         // The client waits the stream's retry (2 s) before it reconnects.

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eventually } from '../support/eventually.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { TEST_WEBHOOK_SECRET, WebhookReceiver } from '../support/webhook-receiver.js';
-import { connections, errorCode, repeated, startGroup, type Answer, type Group, type LogLine } from './group-process.js';
+import { connections, countBy, errorCode, repeated, startGroup, type Answer, type Group, type LogLine } from './group-process.js';
 
 describe('a group of 2 workers on disk, creating concurrently over many connections', function () {
   this.timeout(60_000);
@@ -118,10 +118,4 @@ async function createLines(group: Group, count: number): Promise<LogLine[]> {
   const lines = () => group.requestLines().filter((line) => line.method === 'POST' && line.path === '/plants');
   await eventually(() => lines().length >= count, { what: `${count} request lines of POST /plants`, context: () => `${lines().length} read`, timeoutMs: 5000 });
   return lines();
-}
-
-function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
-  return counts;
 }

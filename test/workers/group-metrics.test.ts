@@ -164,7 +164,7 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     );
   });
 
-  it('the exposition is well formed: each family once, each series once; promtool reads it as it reads one process’s', async () => {
+  it('the exposition is well formed: each family once, each series once; promtool reads it as it reads one process’s', async function () {
     const { text } = scrapes.at(-1)!;
     const families = text.split('\n').filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ')[2]);
     expect(families.length).to.equal(new Set(families).size);
@@ -174,7 +174,9 @@ describe('workers: GET /metrics answers the whole group, whichever worker takes 
     const tools = prometheusTools();
     if (tools === undefined) {
       if (inCi) throw new Error(`CI needs promtool: ${HOW_TO_GET_PROMETHEUS}`);
-      return console.log(`      promtool not run: ${HOW_TO_GET_PROMETHEUS}`);
+      // Pending, not passed: the shape is checked above, promtool's reading is not.
+      console.log(`      promtool not run: ${HOW_TO_GET_PROMETHEUS}`);
+      return this.skip();
     }
     const whole = await promtool(tools, ['check', 'metrics'], text);
     expect(whole.status, whole.output).to.be.oneOf([0, 3]); // 3: lint problems only, no parse error

@@ -3,6 +3,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { resolve as resolvePath } from 'node:path';
 import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
+import { killQuietly } from '../support/watched-process.js';
 
 /** The token every group of these tests is configured with. */
 export const GROUP_TOKEN = 'workers-test-token-0123456789abcdef';
@@ -53,7 +54,7 @@ export async function startGroup(dataDir: string, workers: number, env: Record<s
       workerPids();
       // A pid seen before is killed only while it still runs this command (not a reused pid).
       const workers = [...seen].filter((pid) => isAlive(pid) && runsTheCommand(pid, server.child.spawnargs));
-      for (const pid of workers) tryKill(pid, 'SIGKILL');
+      for (const pid of workers) killQuietly(pid, 'SIGKILL');
       if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
       // Children already signalled die on their own; wait so no test leaves one behind.
       await eventually(() => workers.every((pid) => !isAlive(pid)), { what: 'the killed workers to be gone', timeoutMs: 5000 });
@@ -97,14 +98,6 @@ export function processState(pid: number): 'running' | 'zombie' | 'gone' {
     return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z' ? 'zombie' : 'running';
   } catch {
     return 'gone';
-  }
-}
-
-export function tryKill(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
   }
 }
 
@@ -263,6 +256,13 @@ export class CreateLoad {
       if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
+}
+
+/** How many items have each key, e.g. request lines by worker. */
+export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
 }
 
 /** How many times each value occurs more than once: `[value, times]` for the repeated ones. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eventually } from '../support/eventually.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
-import { Connection, connections, GROUP_TOKEN, startGroup, type Answer, type Group, type LogLine } from './group-process.js';
+import { Connection, connections, countBy, GROUP_TOKEN, startGroup, type Answer, type Group, type LogLine } from './group-process.js';
 
 const WORKERS = 2;
 
@@ -51,9 +51,7 @@ describe('the limits of a group of 2 workers on disk: exact on one connection, a
   }
 
   function summary(lines: LogLine[]): string {
-    const counts: Record<string, number> = {};
-    for (const line of lines) counts[`worker ${line.worker} ${line.status}`] = (counts[`worker ${line.worker} ${line.status}`] ?? 0) + 1;
-    return JSON.stringify(counts);
+    return JSON.stringify(countBy(lines, (line) => `worker ${line.worker} ${line.status}`));
   }
 
   const count = (statuses: number[], status: number) => statuses.filter((each) => each === status).length;
@@ -77,7 +75,7 @@ describe('the limits of a group of 2 workers on disk: exact on one connection, a
     const one = await onOneConnection(15, wrong, (connection) => connection.send('GET', '/plants'));
     expect(one, 'wrong tokens on one connection').to.deep.equal([...Array(10).fill(401), ...Array(5).fill(429)]);
     const { statuses, lines } = await onNewConnections(30, wrong, (connection) => connection.send('GET', '/plants'), '/plants', 15);
-    console.log(`      one connection: 10 × 401 then 5 × 429; new connections: ${summary(lines)}`);
+    console.log(`      one connection: ${one.join(',')}; new connections: ${summary(lines)}`);
     expect(new Set(lines.map((line) => line.worker)).size, 'both workers answered').to.equal(WORKERS);
     // Only the other worker has any of its limit left: at most 10 more, 2 × 10 in all.
     expect(count(statuses, 401), 'answered 401 over new connections').to.be.within(1, 10);

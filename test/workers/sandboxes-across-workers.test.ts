@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { eventually } from '../support/eventually.js';
-import { connections, startGroup, type Group } from './group-process.js';
+import { connections, countBy, startGroup, type Group } from './group-process.js';
 
 const CONNECTIONS = 16;
 
@@ -40,8 +40,7 @@ describe('self-service sandboxes on a group of 2 workers on disk', function () {
         const lines = group!.requestLines().filter((line) => line.method === 'POST' && line.path === '/plants' && line.status === 200);
         return lines.length >= CONNECTIONS ? lines : undefined;
       }, { what: 'the request lines of the creates' });
-      const byWorker: Record<string, number> = {};
-      for (const line of served) byWorker[`worker ${line.worker}`] = (byWorker[`worker ${line.worker}`] ?? 0) + 1;
+      const byWorker = countBy(served, (line) => `worker ${line.worker}`);
       console.log(`      sandbox ${sandbox} made by worker ${signUpLine.worker}; its creates served ${JSON.stringify(byWorker)}; request line of a create: ${JSON.stringify({ ...served[0], time: undefined, requestId: undefined })}`);
       expect(served.some((line) => line.worker !== signUpLine.worker), 'a worker other than the one that made the sandbox served its token').to.equal(true);
 
@@ -67,6 +66,7 @@ describe('self-service sandboxes on a group of 2 workers on disk', function () {
         `      after DELETE /sandbox: ${probes.length} probe rounds of 8 new connections; the last one not all 401 started ${lastAccepted === undefined ? 'never' : `${Math.round(lastAccepted.at)} ms after the delete (${lastAccepted.statuses.join(',')})`}; ` +
           `${after.filter((answer) => answer.status === 401).length} of ${stillServed} open connections refuse it afterwards`,
       );
+      expect(probes.some((probe) => probe.at >= 1000), 'probe rounds a second or more after the delete').to.equal(true);
       const lateAccepts = probes.filter((probe) => probe.at >= 1000 && probe.statuses.some((status) => status !== 401));
       expect(lateAccepts.map((probe) => `${Math.round(probe.at)} ms: ${probe.statuses.join(',')}`), 'probes sent a second or more after the delete, not all 401').to.deep.equal([]);
       expect(after.map((answer) => answer.status), 'the open connections (both workers) after the delete').to.deep.equal(Array(stillServed).fill(401));

@@ -11,7 +11,7 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import type { Log } from '../core/index.js';
 import type { ServerConfig } from './config/parse-config.js';
-import { buildServer, type BuiltServer } from './server/build-server.js';
+import { buildServer, isGroupWorker } from './server/build-server.js';
 import { createLogger } from './server/logger.js';
 import { startServerGroup } from './server/server-group.js';
 import { packageVersion } from './package-version.js';
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const { config } = parsed;
-  if (cluster.isWorker && config.server.workers > 1) return serveAsWorker(config);
+  if (isGroupWorker(config)) return serveAsWorker(config);
   if (config.server.workers > 1) return serveAsGroup(config);
   const built = await buildServer(config);
   const { log, server, store } = built;
@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
 async function serveAsGroup(config: ServerConfig): Promise<void> {
   const log = createLogger(config.log.level);
   const group = await startServerGroup(config, log);
-  // Memory storage refuses workers (parseConfig); the workers name MongoDB's database in their own lines.
+  // Memory storage refuses workers (parseConfig); for MongoDB the line names the kind only.
   const storage = config.storage !== undefined && 'dataDir' in config.storage ? `disk ${resolve(config.storage.dataDir)}` : 'mongodb';
   log.info({ storage, workers: config.server.workers }, `plant-store listening on ${group.url}${config.http.basePath} (storage: ${storage}, ${config.server.workers} workers)`);
   const tokenFile = group.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(log, group.generatedToken);
@@ -66,11 +66,14 @@ async function serveAsGroup(config: ServerConfig): Promise<void> {
 /** A worker of a group: serves the port its primary shares, on the directory its primary holds; the primary logs for the group. */
 async function serveAsWorker(config: ServerConfig): Promise<void> {
   const built = await buildServer(config);
+  // One close, whichever asks first: a signal, or the primary's end.
+  let closing: Promise<void> | undefined;
+  const close = (graceMs: number) => (closing ??= built.close(graceMs));
   stopOnSignals(built.log, config.http.shutdownGraceMs, async () => {
-    await built.close(config.http.shutdownGraceMs);
+    await close(config.http.shutdownGraceMs);
     return true;
   });
-  stopWhenThePrimaryIsGone(built);
+  stopWhenThePrimaryIsGone(built.log, close);
 }
 
 /** How long a worker whose primary is gone gives its writes in flight before it stops regardless. */
@@ -84,15 +87,15 @@ const ORPHAN_STOP_MS = 500;
  * database's write lock, and the next server's writes would wait for it forever. What it
  * acknowledged is on disk already.
  */
-function stopWhenThePrimaryIsGone(built: BuiltServer): void {
+function stopWhenThePrimaryIsGone(log: Log, close: (graceMs: number) => Promise<void>): void {
   const worker = cluster.worker;
   if (worker === undefined) return;
   worker.once('disconnect', () => {
     worker.exitedAfterDisconnect = true; // Node's cluster exits at once unless this is set
-    built.log.error({}, 'the primary is gone; stopping');
+    log.error({}, 'the primary is gone; stopping');
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), ORPHAN_STOP_MS);
     // Once the storage is closed, exiting cannot hang, and the last log lines are written.
-    built.close(0).then(
+    close(0).then(
       () => process.exit(1),
       () => process.kill(process.pid, 'SIGKILL'),
     );

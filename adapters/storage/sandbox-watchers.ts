@@ -35,7 +35,7 @@ export class SandboxWatchers {
     return this.bySandbox.size;
   }
 
-  /** Forgets every watcher (the log is closing); their unwatch does nothing after. */
+  /** Forgets every watcher (the log is closing); an unwatch after it only tells `onNone` again. */
   clear(): void {
     this.bySandbox.clear();
   }

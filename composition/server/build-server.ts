@@ -26,6 +26,11 @@ export interface BuiltServer {
   close(graceMs: number): Promise<void>;
 }
 
+/** Whether this process is a worker of the command's group (--workers > 1, run by Node's cluster: cli.ts). */
+export function isGroupWorker(config: ServerConfig): boolean {
+  return cluster.isWorker && config.server.workers > 1;
+}
+
 /**
  * The one way a server is built — by the command, the benchmarks and the tests: a
  * configuration, then the store assembled as an embedded one is (assembleStore), then HTTP.
@@ -35,9 +40,8 @@ export interface BuiltServer {
 export async function buildServer(config: ServerConfig, container: DependencyContainer = rootContainer.createChildContainer()): Promise<BuiltServer> {
   // A server logs JSON lines (or readable ones at a terminal), where an embedded store logs
   // errors to standard error: registered before the store's defaults are.
-  // A cluster worker run with --workers is a worker of the command's group (cli.ts): the
-  // primary holds the data directory, /metrics answers for the group, lines name the worker.
-  const groupWorker = cluster.isWorker && config.server.workers > 1;
+  // The primary holds the data directory, /metrics answers for the group, lines name the worker.
+  const groupWorker = isGroupWorker(config);
   registerDefault<Log>(container, InjectionTokens.Log, () => createLogger(config.log.level, undefined, groupWorker ? cluster.worker!.id : undefined));
   const log = container.resolve<Log>(InjectionTokens.Log);
   let generatedToken: string | undefined;

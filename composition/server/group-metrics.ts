@@ -36,7 +36,7 @@ const SCRAPE = `${PREFIX}:scrape`;
 const SCRAPED = `${PREFIX}:scraped`;
 /** Primary → worker: your registry, please. */
 const COLLECT = `${PREFIX}:collect`;
-/** Worker → primary: the registry, for COLLECT `id`. */
+/** Worker → primary: the registry, for COLLECT `id` (none when it could not be read). */
 const COLLECTED = `${PREFIX}:collected`;
 
 type Message =
@@ -44,7 +44,7 @@ type Message =
   | { readonly type: typeof SCRAPE; readonly id: number }
   | { readonly type: typeof SCRAPED; readonly id: number; readonly text?: string; readonly error?: string }
   | { readonly type: typeof COLLECT; readonly id: number }
-  | { readonly type: typeof COLLECTED; readonly id: number; readonly metrics?: MetricJson[]; readonly error?: string };
+  | { readonly type: typeof COLLECTED; readonly id: number; readonly metrics?: MetricJson[] };
 
 /** One of ours; anything else on the channel (another library's, the application's) is ignored. */
 function ours(message: unknown): message is Message {
@@ -189,7 +189,8 @@ function answerThePrimary(registry: Registry): void {
     if (message.type === COLLECT) {
       registry.getMetricsAsJSON().then(
         (metrics) => toPrimary({ type: COLLECTED, id: message.id, metrics }),
-        (error: unknown) => toPrimary({ type: COLLECTED, id: message.id, error: (error as Error)?.message ?? String(error) }),
+        // No registry to send: the primary counts this worker as it last answered.
+        () => toPrimary({ type: COLLECTED, id: message.id }),
       );
     } else if (message.type === SCRAPED) {
       const scrape = scrapes.get(message.id);

@@ -15,7 +15,6 @@ const CLOSE_MARGIN_MS = 5000;
 export interface ServerGroup {
   /** e.g. `http://127.0.0.1:3000` (no base path). */
   readonly url: string;
-  readonly port: number;
   /** The token made for this run because none was configured (the workers were given it); undefined otherwise. */
   readonly generatedToken: string | undefined;
   /**
@@ -55,7 +54,6 @@ export async function startServerGroup(config: ServerConfig, log: Log): Promise<
     const address = await supervisor.started();
     return {
       url: urlOf(address.address, address.port, address.addressType === 6),
-      port: address.port,
       generatedToken,
       stop: async (graceMs) => {
         try {

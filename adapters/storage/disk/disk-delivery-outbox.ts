@@ -196,7 +196,7 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
     // Held here only once committed: a failed write leaves no claim that would keep the
     // plants from everyone until it lapsed.
     const notes: [PlantKey, OutboxRecord][] = [];
-    const claims = await this.transaction([], () =>
+    const claims = await this.transaction(notes, () =>
       claimable.flatMap(([key]) => {
         const value = this.recordAt(key);
         if (value === undefined || !this.isClaimable(value, now)) return [];
@@ -208,7 +208,6 @@ export class DiskDeliveryOutbox implements DeliveryOutbox {
       }),
       { durable: false },
     );
-    for (const [key, record] of notes) this.noteDue(key, record);
     return claims.map(([key, claim]) => this.hold(key, claim));
   }
 

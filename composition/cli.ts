@@ -11,7 +11,7 @@ import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import type { Log } from '../core/index.js';
 import type { ServerConfig } from './config/parse-config.js';
-import { buildServer, isGroupWorker } from './server/build-server.js';
+import { buildServer, isGroupWorker, type BuiltServer } from './server/build-server.js';
 import { createLogger } from './server/logger.js';
 import { startServerGroup } from './server/server-group.js';
 import { packageVersion } from './package-version.js';
@@ -41,11 +41,13 @@ async function main(argv: string[]): Promise<void> {
   log.info({ storage: store.storageDescription }, `plant-store listening on ${server.url}${config.http.basePath} (storage: ${store.storageDescription})`);
   // Not awaited before the signal handlers are in place: a SIGTERM may come at any moment.
   const tokenFile = built.generatedToken === undefined ? Promise.resolve(undefined) : announceGeneratedToken(log, built.generatedToken);
+  const close = closingOnce(built);
   stopOnSignals(log, config.http.shutdownGraceMs, async () => {
-    await built.close(config.http.shutdownGraceMs);
+    await close(config.http.shutdownGraceMs);
     await (await tokenFile)?.remove();
     return true;
   });
+  stopOnCrash(log, close);
 }
 
 /** The primary of several processes (--workers): it serves nothing itself, see startServerGroup. */
@@ -66,39 +68,67 @@ async function serveAsGroup(config: ServerConfig): Promise<void> {
 /** A worker of a group: serves the port its primary shares, on the directory its primary holds; the primary logs for the group. */
 async function serveAsWorker(config: ServerConfig): Promise<void> {
   const built = await buildServer(config);
-  // One close, whichever asks first: a signal, or the primary's end.
-  let closing: Promise<void> | undefined;
-  const close = (graceMs: number) => (closing ??= built.close(graceMs));
+  const close = closingOnce(built);
   stopOnSignals(built.log, config.http.shutdownGraceMs, async () => {
     await close(config.http.shutdownGraceMs);
     return true;
   });
   stopWhenThePrimaryIsGone(built.log, close);
+  stopOnCrash(built.log, close);
 }
 
-/** How long a worker whose primary is gone gives its writes in flight before it stops regardless. */
-const ORPHAN_STOP_MS = 500;
+type Close = (graceMs: number) => Promise<void>;
+
+/** The server's close, run once whichever asks first: a signal, a crash, or the primary's end. */
+function closingOnce(built: BuiltServer): Close {
+  let closing: Promise<void> | undefined;
+  return (graceMs) => (closing ??= built.close(graceMs));
+}
+
+/** How long a process stopping for a failure gives its writes in flight before it stops regardless. */
+const FAILURE_STOP_MS = 500;
 
 /**
- * The primary gone (killed), its worker closes its storage and exits, or is gone within
- * ORPHAN_STOP_MS all the same. Not Node's cluster's way, process.exit at once: exit waits
+ * Stops this process for a failure: logs why, closes its storage and exits 1, or is gone
+ * within FAILURE_STOP_MS all the same. Not Node's own way, process.exit at once: exit waits
  * for LMDB's writer thread, which may be waiting for this thread to run a transaction's
- * callbacks, and then never returns. The worker would outlive its primary, holding the
- * database's write lock, and the next server's writes would wait for it forever. What it
- * acknowledged is on disk already.
+ * callbacks, and then never returns (1 exit in 8 under heavy creates, for a killed primary's
+ * worker and for an uncaught exception alike). The process would live on, holding the data
+ * directory and the database's write lock, and the next server's writes would wait for it
+ * forever. What it acknowledged is on disk already.
  */
-function stopWhenThePrimaryIsGone(log: Log, close: (graceMs: number) => Promise<void>): void {
+function stopForAFailure(log: Log, close: Close, fields: Record<string, unknown>, why: string): void {
+  log.error(fields, why);
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), FAILURE_STOP_MS);
+  // Once the storage is closed, exiting cannot hang, and the last log lines are written.
+  close(0).then(
+    () => process.exit(1),
+    () => process.kill(process.pid, 'SIGKILL'),
+  );
+}
+
+/** The primary gone (killed), its worker stops (stopForAFailure). */
+function stopWhenThePrimaryIsGone(log: Log, close: Close): void {
   const worker = cluster.worker;
   if (worker === undefined) return;
   worker.once('disconnect', () => {
     worker.exitedAfterDisconnect = true; // Node's cluster exits at once unless this is set
-    log.error({}, 'the primary is gone; stopping');
-    setTimeout(() => process.kill(process.pid, 'SIGKILL'), ORPHAN_STOP_MS);
-    // Once the storage is closed, exiting cannot hang, and the last log lines are written.
-    close(0).then(
-      () => process.exit(1),
-      () => process.kill(process.pid, 'SIGKILL'),
-    );
+    stopForAFailure(log, close, {}, 'the primary is gone; stopping');
+  });
+}
+
+/**
+ * An uncaught exception (an unhandled rejection is one too, by Node's default) stops the
+ * server as Node would, with exit status 1 and the error on standard error, but through
+ * stopForAFailure. A second one while it stops changes nothing.
+ */
+function stopOnCrash(log: Log, close: Close): void {
+  let crashed = false;
+  process.on('uncaughtException', (error, origin) => {
+    console.error(error);
+    if (crashed) return;
+    crashed = true;
+    stopForAFailure(log, close, { err: error, origin }, 'uncaught exception; stopping');
   });
 }
 

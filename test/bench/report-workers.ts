@@ -1,8 +1,8 @@
 /** The workers section's part of BENCHMARKS.md, and its target (16). */
-import { decimal, ratio, withRange } from './format.js';
+import { decimal, integer, ratio, withRange } from './format.js';
 import { workloads, type RunResult } from './load.js';
 import { failures, pairedRatio, perCpuEach, runsOf } from './run-figures.js';
-import type { Series } from './sections.js';
+import { SEEDED_PLANTS, type Series } from './sections.js';
 import { spread } from './stats.js';
 import { mark, type TargetLine } from './targets.js';
 import { WORKERS, workersName, type WorkersOutcome, type WorkersPart, type WorkerServer } from './workers-section.js';
@@ -61,7 +61,7 @@ export function renderWorkers(result: WorkersOutcome | undefined, table: (series
   if (result === undefined) return [...out, 'Not run.', ''];
   if ('failed' in result) return [...out, `Failed: ${result.failed}`, ''];
   out.push(
-    `The \`plant-store\` command as an operator runs it (\`node dist/composition/cli.js\`), on its default storage (${result.storage}) in a temporary data directory, request log at \`info\`, rate limit off, with \`PLANT_STORE_WORKERS=${WORKERS.baseline}\` (one process) and \`PLANT_STORE_WORKERS=${WORKERS.compared}\` (a primary that forks ${WORKERS.compared} workers serving the one port). Both servers up side by side, each seeded with the same 1,000 plants through \`POST /plants\`, measured in interleaved rounds (${result.rounds}; \`BENCH_WORKERS_ROUNDS\`), reads first, then creates. Server CPU is the whole group's: user + system time of the primary and of every process under it (\`/proc/<pid>/task/<tid>/children\`), read before and after each run; a process that appears during a run counts from 0, one reaped during it through its parent's children's time.`,
+    `The \`plant-store\` command as an operator runs it (\`node dist/composition/cli.js\`), on its default storage (${result.storage}) in a temporary data directory, request log at \`info\`, rate limit off, with \`PLANT_STORE_WORKERS=${WORKERS.baseline}\` (one process) and \`PLANT_STORE_WORKERS=${WORKERS.compared}\` (a primary that forks ${WORKERS.compared} workers serving the one port). Both servers up side by side, each seeded with the same ${integer(SEEDED_PLANTS)} plants through \`POST /plants\`, measured in interleaved rounds (${result.rounds}; \`BENCH_WORKERS_ROUNDS\`), reads first, then creates. Server CPU is the whole group's: user + system time of the primary and of every process under it (\`/proc/<pid>/task/<tid>/children\`), read before and after each run; a process that appears during a run counts from 0, one reaped during it through its parent's children's time.`,
     '',
     `### Per server CPU-second, nothing pinned`,
     '',

@@ -60,7 +60,7 @@ const MAX_DATABASES = 32;
  * on one environment (a server's workers), one killed at the wrong moment made another's
  * synced and acknowledged commits vanish (test/storage/disk-environment-kill.test.ts). Off costs
  * nothing measurable: 75-77 against 74-78 µs of CPU a create on one process, 98-107
- * against 102-105 on two workers (docs/benchmarks.md).
+ * against 102-105 on two workers (docs/workers.md, "A worker killed mid-sync").
  */
 const ENVIRONMENT = { maxDbs: MAX_DATABASES, overlappingSync: false };
 
@@ -308,9 +308,9 @@ export class DiskPlantRepository implements PlantRepository {
   }
 
   /**
-   * Starts a write and answers once it is on disk: a commit resolves the write, the sync of
-   * that commit (shared with every write of the same and later transactions) resolves
-   * `flushed`. A refused create waits too, so a 409 never names a plant a crash could lose.
+   * Starts a write and answers once it is on disk: the write resolves with its transaction's
+   * commit and sync (shared by every write of that transaction), then `flushed` with every
+   * earlier one's. A refused create waits too, so a 409 never names a plant a crash could lose.
    */
   private write<T>(start: () => Promise<T>, durable?: () => void): Promise<T> {
     return writing(this.timeoutMS, async () => {

@@ -92,8 +92,8 @@ const FAILURE_STOP_MS = 500;
  * Stops this process for a failure: logs why, closes its storage and exits 1, or is gone
  * within FAILURE_STOP_MS all the same. Not Node's own way, process.exit at once: exit waits
  * for LMDB's writer thread, which may be waiting for this thread to run a transaction's
- * callbacks, and then never returns (1 exit in 8 under heavy creates, for a killed primary's
- * worker and for an uncaught exception alike). The process would live on, holding the data
+ * callbacks, and then never returns (under heavy creates: 3 tries of 8 for a killed
+ * primary's worker, 1 of 8 for an uncaught exception). The process would live on, holding the data
  * directory and the database's write lock, and the next server's writes would wait for it
  * forever. What it acknowledged is on disk already.
  */

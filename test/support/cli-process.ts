@@ -22,6 +22,8 @@ export interface CliServer {
   output(): string;
   /** Everything printed so far on standard output. */
   stdout(): string;
+  /** Everything printed so far on standard error. */
+  stderr(): string;
   /** SIGTERM, then the exit code (SIGKILL after 10 s). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -37,11 +39,15 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
   child.once('exit', dataDir.remove);
   let text = '';
   let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk) => {
     text += chunk;
     stdout += chunk;
   });
-  child.stderr!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => {
+    text += chunk;
+    stderr += chunk;
+  });
   const started = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start-up line within 15 s:\n${text}`)), 15_000);
     const check = () => {
@@ -70,6 +76,7 @@ export async function startCli(env: Record<string, string | undefined> = {}, arg
     tokenFile,
     output: () => text,
     stdout: () => stdout,
+    stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');

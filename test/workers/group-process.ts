@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { resolve as resolvePath } from 'node:path';
@@ -255,6 +256,23 @@ export class CreateLoad {
       }
       if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
+  }
+}
+
+/**
+ * Starts a server on `dataDir` once whatever wrote there has gone (a killed group, a crashed
+ * server): it must take the create of `newId` at once, and hold every `acknowledged` id.
+ */
+export async function expectTheNextServerHolds(dataDir: string, acknowledged: readonly number[], newId: number, what: string): Promise<void> {
+  const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKENS: GROUP_TOKEN });
+  const connection = new Connection(new URL(next.url).origin);
+  try {
+    expect((await connection.create(newId)).status, `${what}: a create on the next server`).to.equal(200);
+    const stored = new Set(await allIds(connection));
+    expect(acknowledged.filter((id) => !stored.has(id)), `${what}: acknowledged creates missing`).to.deep.equal([]);
+  } finally {
+    connection.close();
+    await next.stop('SIGKILL');
   }
 }
 

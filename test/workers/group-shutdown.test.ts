@@ -7,7 +7,7 @@ import { eventually } from '../support/eventually.js';
 import { HttpClient } from '../support/http-client.js';
 import { RawConnection } from '../support/raw-http.js';
 import { tempDir } from '../support/temp-dir.js';
-import { allIds, Connection, CreateLoad, GROUP_TOKEN, isAlive, startGroup, stopLoads } from './group-process.js';
+import { allIds, Connection, CreateLoad, expectTheNextServerHolds, GROUP_TOKEN, isAlive, startGroup, stopLoads } from './group-process.js';
 
 describe('a group of 2 workers on disk stopped by a signal', function () {
   this.timeout(60_000);
@@ -140,19 +140,7 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
         gone.push(Math.round(performance.now() - killedAt));
         await load.stop();
         acknowledged += load.acknowledged.length;
-        const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
-        try {
-          const writer = new Connection(new URL(next.url).origin);
-          const created = await writer.create(1_000_000);
-          writer.close();
-          expect(created.status, `run ${run + 1}: a create on the next server`).to.equal(200);
-          const reader = new Connection(new URL(next.url).origin);
-          const stored = new Set(await allIds(reader));
-          reader.close();
-          expect(load.acknowledged.filter((id) => !stored.has(id)), `run ${run + 1}: acknowledged creates missing`).to.deep.equal([]);
-        } finally {
-          await next.stop('SIGKILL');
-        }
+        await expectTheNextServerHolds(dataDir.path, load.acknowledged, 1_000_000, `run ${run + 1}`);
       } finally {
         await group.killAll();
       }

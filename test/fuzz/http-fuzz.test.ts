@@ -5,7 +5,7 @@ import { statusByErrorCode } from '../../adapters/http/errors/error-statuses.js'
 import type { ErrorCode, Plant } from '../../core/index.js';
 import { decodedBody, fuzzRequest, wireBytes, type FuzzRequest } from '../support/fuzz-requests.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { RawConnection, type RawResponse } from '../support/raw-http.js';
 
 /**

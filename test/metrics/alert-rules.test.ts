@@ -6,7 +6,7 @@ import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 import type { FerretDb } from '../support/ferretdb.js';
 import { HttpClient } from '../support/http-client.js';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { withDatabase } from '../support/mongo-uri.js';
 import { HOW_TO_GET_PROMETHEUS, prometheusTools, promtool, PrometheusServer } from '../support/prometheus.js';
 import { tempDir } from '../support/temp-dir.js';

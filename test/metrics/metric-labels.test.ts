@@ -5,7 +5,7 @@ import { STORAGE_OPERATIONS } from '../../composition/store/measured-storage.js'
 import { samplesOf } from '../support/exposition.js';
 import { fuzzRequest, wireBytes } from '../support/fuzz-requests.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { RawConnection } from '../support/raw-http.js';
 
 // As the HTTP fuzz suite: a fixed seed in CI, a random one (printed) elsewhere; FUZZ_SEED replays one.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { eventually } from '../support/eventually.js';
 import { familiesStartingWith } from '../support/exposition.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { projectRoot } from '../support/project-root.js';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 // The Debian package's browser: CI installs it (.ci/run); playwright's own download cannot

@@ -4,7 +4,7 @@ import { MongoPlantRepository, databaseNameIn } from '../../adapters/storage/mon
 import { FerretDb } from './ferretdb.js';
 import { FERRETDB_VERSION, ferretDbBinary } from './ferretdb-build.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
-import { inCi } from './in-ci.js';
+import { inCi } from './in-ci.cjs';
 
 /**
  * How the tests get a MongoDB: `MONGODB_URI` when set, otherwise a throwaway FerretDB

@@ -5,7 +5,7 @@ import { startCli, type CliServer } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 import { familiesStartingWith, samplesOf, valueOf, type Sample } from '../support/exposition.js';
 import { freePort } from '../support/free-port.js';
-import { inCi } from '../support/in-ci.js';
+import { inCi } from '../support/in-ci.cjs';
 import { HOW_TO_GET_PROMETHEUS, prometheusTools, promtool } from '../support/prometheus.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver.js';

@@ -96,6 +96,33 @@ export async function startCliServer(options: CliServerOptions): Promise<CliServ
   return { ...server, preloadSeconds: (performance.now() - seeding) / 1000 };
 }
 
+/**
+ * Servers started apart (each its own process and data directory) measured as one: the
+ * load's connections spread over them, their CPU and processes summed; stopped together.
+ */
+export function asOneServer(name: string, servers: readonly CliServer[]): CliServer {
+  const first = servers[0]!;
+  const stopChecked = async (): Promise<Stopped> => {
+    const each = await Promise.all(servers.map((s) => s.stopChecked()));
+    const failed = each.find((s) => s.code !== 0);
+    return { code: failed?.code ?? 0, signal: failed?.signal ?? null, leftRunning: each.reduce((sum, s) => sum + s.leftRunning, 0) };
+  };
+  return {
+    name,
+    pid: first.pid,
+    url: first.url,
+    urls: servers.map((s) => s.url),
+    storage: first.storage,
+    preloadSeconds: Math.max(...servers.map((s) => s.preloadSeconds)),
+    listPath: first.listPath,
+    cpuSeconds: () => servers.reduce((sum, s) => sum + s.cpuSeconds(), 0),
+    memory: async () => undefined,
+    processes: () => servers.flatMap((s) => s.processes()),
+    stopChecked,
+    stop: async () => void (await stopChecked()),
+  };
+}
+
 /** Waits for the primary's `plant-store listening on http://HOST:PORT` line (JSON, on standard output). */
 function startUpLine(child: ChildProcess, name: string, output: () => string): Promise<{ url: string; storage: string }> {
   return new Promise((resolve, reject) => {

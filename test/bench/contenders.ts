@@ -34,6 +34,11 @@ export interface Contender {
   readonly name: string;
   readonly pid: number;
   readonly url: string;
+  /**
+   * Several servers measured as one (the workers section's separate servers): the load's
+   * connections go to these in turn (autocannon's round robin), and cpuSeconds sums them.
+   */
+  readonly urls?: readonly string[];
   /** What the contender answers a list request with (json-server's `_limit`, the others' `limit`). */
   listPath(limit: number): string;
   /** CPU seconds (user + system) the process has used so far. */

@@ -134,7 +134,8 @@ export async function runLoad(contender: Contender, workload: Workload, ids: IdS
   const ownBefore = process.cpuUsage();
   const wallBefore = performance.now();
   const result = await autocannon({
-    url: contender.url,
+    // autocannon takes several URLs (its README), though its types name one.
+    url: contender.urls === undefined ? contender.url : ([...contender.urls] as unknown as string),
     connections: options.connections,
     duration: options.seconds,
     ...authorized(contender, options.token, workload.requests(contender, ids)),

@@ -4,14 +4,16 @@
  * plants through its API (cli-server.ts):
  * - W1, W3, W2 with 2 workers against 1, interleaved, in requests per server CPU-second,
  *   the primary's CPU and every worker's counted: what serving from several processes costs
- *   a request (target 16);
+ *   a request (target 16); and, alongside, 2 separate single-process servers (each its own
+ *   data directory, half the connections each): what any 2 server processes cost a request
+ *   on this machine, sharing nothing, so that a group's own cost is told from it;
  * - the same in req/s with the load generator (this process) pinned to one CPU and the
  *   servers to all the others (taskset): what it gains. With 2 CPUs the servers get one, so
  *   this cannot show scaling there; with more it can. Reported, not a target.
  * Reads come first, on the seeded plants alone, then creates.
  */
 import { join } from 'node:path';
-import { startCliServer, type CliServer, type Stopped } from './cli-server.js';
+import { asOneServer, startCliServer, type CliServer, type Stopped } from './cli-server.js';
 import { allowedCpus, cpuList, pinProcess, tasksetMissing } from './cpu-affinity.js';
 import { IdSource, workloads } from './load.js';
 import { interleave, inWorkDirectory, progress, SEEDED_PLANTS, type Series, type Settings } from './sections.js';
@@ -20,11 +22,14 @@ import { FIRST_WRITE_ID } from './seed-plants.js';
 /** Workers of the server measured, and of the one it is measured against. */
 export const WORKERS = { compared: 2, baseline: 1 } as const;
 export const workersName = (n: number) => `${n} worker${n === 1 ? '' : 's'}`;
+/** The control of the unpinned rounds: as many separate single-process servers as the group has workers. */
+export const SEPARATE = `${WORKERS.compared} separate servers`;
 const WORKLOADS = ['W1', 'W3', 'W2'] as const;
 
 export interface WorkerServer {
   readonly name: string;
-  readonly workers: number;
+  /** Processes it should run: 1 for a single process, a primary and its workers, or each separate server's one. */
+  readonly expectedProcesses: number;
   /** Processes of the group (the primary and its workers; 1 for a single process) once started, and after the rounds. */
   readonly processes: readonly [number, number];
   /** The same processes served every round: no worker was replaced. */
@@ -56,7 +61,7 @@ export type WorkersOutcome = WorkersResult | { readonly failed: string };
 export function workersSection(settings: Settings, token: string): Promise<WorkersOutcome> {
   return inWorkDirectory('workers', 'plant-store-bench-workers-', async (workPath) => {
     const own = { ...settings, rounds: settings.workersRounds };
-    const perCpu = await measure('workers', own, token, join(workPath, 'unpinned'));
+    const perCpu = await measure('workers', own, token, join(workPath, 'unpinned'), undefined, true);
     const pinned = await pinnedApart(own, token, join(workPath, 'pinned'));
     return { storage: perCpu.storage, rounds: own.rounds, perCpu, pinned };
   });
@@ -79,15 +84,37 @@ async function pinnedApart(settings: Settings, token: string, workPath: string):
 
 const sorted = (pids: readonly number[]) => [...pids].sort((a, b) => a - b).join();
 
-async function measure(label: string, settings: Settings, token: string, workPath: string, pinning?: { load: number[]; server: number[] }): Promise<WorkersPart & { storage: string }> {
+async function measure(
+  label: string,
+  settings: Settings,
+  token: string,
+  workPath: string,
+  pinning?: { load: number[]; server: number[] },
+  withSeparate = false,
+): Promise<WorkersPart & { storage: string }> {
   const servers: CliServer[] = [];
+  const expected: number[] = [];
+  const where = pinning === undefined ? '' : ` on CPU ${cpuList(pinning.server)}`;
+  const start = (name: string, workers: number, dir: string) => {
+    progress(`${label}: starting the command with ${workersName(workers)}${where}, seeding ${SEEDED_PLANTS} plants over HTTP`);
+    return startCliServer({ name, workers, plants: SEEDED_PLANTS, token, dataDir: join(workPath, dir), cpus: pinning?.server });
+  };
+  const add = (server: CliServer, processes: number) => {
+    progress(`${label}: ${server.name} up (${server.storage}, ${server.processes().length} processes), seeded in ${server.preloadSeconds.toFixed(1)} s`);
+    servers.push(server);
+    expected.push(processes);
+  };
   try {
-    for (const workers of [WORKERS.baseline, WORKERS.compared]) {
-      const where = pinning === undefined ? '' : ` on CPU ${cpuList(pinning.server)}`;
-      progress(`${label}: starting the command with ${workersName(workers)}${where}, seeding ${SEEDED_PLANTS} plants over HTTP`);
-      const server = await startCliServer({ name: workersName(workers), workers, plants: SEEDED_PLANTS, token, dataDir: join(workPath, String(workers)), cpus: pinning?.server });
-      progress(`${label}: ${server.name} up (${server.storage}, ${server.processes().length} processes), seeded in ${server.preloadSeconds.toFixed(1)} s`);
-      servers.push(server);
+    for (const workers of [WORKERS.baseline, WORKERS.compared]) add(await start(workersName(workers), workers, String(workers)), workers === 1 ? 1 : workers + 1);
+    if (withSeparate) {
+      const apart: CliServer[] = [];
+      try {
+        for (let i = 1; i <= WORKERS.compared; i++) apart.push(await start(`${SEPARATE} (#${i})`, 1, `separate-${i}`));
+      } catch (error) {
+        for (const server of apart) await server.stop();
+        throw error;
+      }
+      add(asOneServer(SEPARATE, apart), WORKERS.compared);
     }
     const atStart = servers.map((s) => s.processes());
     const ids = new IdSource(FIRST_WRITE_ID);
@@ -111,7 +138,7 @@ async function measure(label: string, settings: Settings, token: string, workPat
       if (stopped.code !== 0 || stopped.leftRunning > 0) progress(`${label}: ${server.name} stopped with ${stopped.signal ?? `exit ${stopped.code}`}, ${stopped.leftRunning} processes left running`);
       facts.push({
         name: server.name,
-        workers: [WORKERS.baseline, WORKERS.compared][i]!,
+        expectedProcesses: expected[i]!,
         processes: [atStart[i]!.length, atEnd[i]!.length],
         sameProcesses: sorted(atStart[i]!) === sorted(atEnd[i]!),
         stopped,

@@ -59,6 +59,12 @@ export interface Contender {
   readonly token?: string;
   /** Bearer tokens to send one per connection instead (connection i sends token i, round robin): one sandbox per connection. */
   readonly connectionTokens?: readonly string[];
+  /**
+   * Each connection reads its own part of the plants instead (connection i, round robin,
+   * adds offset i to the ids it gets and lists after it): as many plants read, over the run,
+   * as connections that each read a sandbox of their own, without sandboxes.
+   */
+  readonly connectionIdOffsets?: readonly number[];
 }
 
 /** The static token of sandbox number `n` in a run whose token is `token`: long, random, and one per sandbox. */

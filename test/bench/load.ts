@@ -86,12 +86,14 @@ export function lookupWorkload(count: number): Workload {
 /**
  * The bearer token of an autocannon run: the contender's own, or the run's; a contender with
  * `connectionTokens` gets one per connection instead (connection i sends token i, round
- * robin), each connection with its own copy of the workload's requests.
+ * robin), and one with `connectionIdOffsets` reads its own part of the plants on each
+ * connection (see Contender), each connection with its own copy of the workload's requests.
  */
 export function authorized(contender: Contender, token: string, requests: autocannon.Request[]): Pick<autocannon.Options, 'headers' | 'requests' | 'setupClient'> {
   const headers = { authorization: `Bearer ${contender.token ?? token}` };
-  const tokens = contender.connectionTokens;
-  if (tokens === undefined || tokens.length === 0) return { headers, requests };
+  const tokens = contender.connectionTokens ?? [];
+  const offsets = contender.connectionIdOffsets ?? [];
+  if (tokens.length === 0 && offsets.length === 0) return { headers, requests };
   let connection = 0;
   return {
     headers,
@@ -99,10 +101,20 @@ export function authorized(contender: Contender, token: string, requests: autoca
     // Called once for each connection as autocannon opens them, before its first request;
     // a request's own headers win over the run's, so every request of this connection carries its token.
     setupClient: (client) => {
-      const own = { authorization: `Bearer ${tokens[connection++ % tokens.length]}` };
-      client.setRequests(requests.map((request) => ({ ...request, headers: { ...request.headers, ...own } })));
+      const own = tokens.length === 0 ? {} : { authorization: `Bearer ${tokens[connection % tokens.length]}` };
+      const offset = offsets.length === 0 ? 0 : offsets[connection % offsets.length]!;
+      connection++;
+      client.setRequests(requests.map((request) => ({ ...request, path: shifted(request.path, offset), headers: { ...request.headers, ...own } })));
     },
   };
+}
+
+/** A read's path for a connection reading its own part of the plants: a get's id plus `offset`, a list after `offset`. */
+function shifted(path: string | undefined, offset: number): string | undefined {
+  if (path === undefined || offset === 0) return path;
+  const get = /^\/plants\/(\d+)$/.exec(path);
+  if (get !== null) return `/plants/${Number(get[1]) + offset}`;
+  return path.startsWith('/plants?') && !path.includes('after=') ? `${path}&after=${offset}` : path;
 }
 
 /** One measured run of one workload against one server. */

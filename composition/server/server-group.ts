@@ -50,7 +50,7 @@ export async function startServerGroup(config: ServerConfig, log: Log): Promise<
     const env: Record<string, string> = generatedToken === undefined ? {} : { PLANT_STORE_TOKENS: generatedToken };
     // With metrics on, a scrape taken by any worker answers the whole group's (group-metrics.ts).
     if (config.http.metrics) await gatherGroupMetrics();
-    const supervisor = new Supervisor(workers, env, log);
+    const supervisor = new Supervisor(workers, env, log, lock);
     const address = await supervisor.started();
     return {
       url: urlOf(address.address, address.port, address.addressType === 6),
@@ -81,6 +81,8 @@ class Supervisor {
     count: number,
     private readonly env: Record<string, string>,
     private readonly log: Log,
+    /** The data directory's lock, which lists the workers running (for a start after this primary is killed). */
+    private readonly lock: DataDirLock | undefined,
   ) {
     this.ready = new Promise((resolveReady, rejectReady) => {
       let listening = 0;
@@ -103,6 +105,15 @@ class Supervisor {
 
   started(): Promise<Address> {
     return this.ready;
+  }
+
+  private noteWorkers(): void {
+    try {
+      this.lock?.noteWorkers([...this.running].flatMap((worker) => worker.process.pid ?? []));
+    } catch (error) {
+      // The group runs on; only a start after this primary is killed waits less for its workers.
+      this.log.warn({ err: error }, 'could not list the workers beside the data directory\'s lock');
+    }
   }
 
   async stop(graceMs: number): Promise<boolean> {
@@ -134,6 +145,7 @@ class Supervisor {
     const startedAt = Date.now();
     let listened = false;
     this.running.add(worker);
+    this.noteWorkers();
     worker.once('listening', (address) => {
       listened = true;
       if (replacing !== undefined) this.log.info({ worker: worker.id, pid: worker.process.pid }, `worker ${worker.process.pid} listening, in place of ${replacing}`);
@@ -141,6 +153,7 @@ class Supervisor {
     });
     worker.once('exit', (code, signal) => {
       this.running.delete(worker);
+      this.noteWorkers();
       if (this.stopping) return;
       const how = signal !== null ? `signal ${signal}` : `exit code ${code}`;
       const pid = worker.process.pid;

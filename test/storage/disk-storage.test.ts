@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataDirInUseError, LOCK_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
+import { DataDirInUseError, LOCK_FILE_NAME, WORKERS_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
 import { open as openLmdb } from 'lmdb';
 import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { ErrorCode, MAX_PLANT_ID, type Plant, type PlantRepository } from '../../core/index.js';
@@ -83,6 +83,81 @@ describe('disk storage specifics', () => {
     const repository = openRepository();
     expect(await repository.findById(7)).to.deep.equal({ id: 7, name: 'from the killed process' });
     expect(readFileSync(join(directory, LOCK_FILE_NAME), 'utf8').trim()).to.equal(String(process.pid));
+  });
+
+  describe('a stale lock of a server group whose workers still run', () => {
+    /** A pid that ran and is gone: a process started and reaped. */
+    const deadPid = async () => {
+      const child = spawn(process.execPath, ['-e', '']);
+      await once(child, 'exit');
+      return child.pid!;
+    };
+    /** A process standing for a worker left behind by its killed primary: it lives `ms`. */
+    const workerFor = async (ms: number) => {
+      const child = spawn(process.execPath, ['-e', `setTimeout(() => {}, ${ms}); process.stdout.write('up')`], { stdio: ['ignore', 'pipe', 'ignore'] });
+      await once(child.stdout!, 'data');
+      return child;
+    };
+    const leftByGroup = (primary: number, workers: readonly number[]) => {
+      writeFileSync(join(directory, LOCK_FILE_NAME), `${primary}\n`);
+      writeFileSync(join(directory, WORKERS_FILE_NAME), workers.map((pid) => `${pid}\n`).join(''));
+    };
+
+    it('is taken over only once every listed worker is gone, and the list goes with it', async function () {
+      this.timeout(20_000);
+      const gone = await deadPid();
+      const worker = await workerFor(600);
+      leftByGroup(await deadPid(), [gone, worker.pid!]);
+      const started = performance.now();
+      openRepository();
+      const waited = performance.now() - started;
+      console.log(`      waited ${Math.round(waited)} ms for the worker to stop`);
+      expect(waited, 'the start did not wait for the worker').to.be.greaterThan(300);
+      expect(readFileSync(join(directory, LOCK_FILE_NAME), 'utf8').trim()).to.equal(String(process.pid));
+      expect(existsSync(join(directory, WORKERS_FILE_NAME)), 'the stale list was left').to.equal(false);
+    });
+
+    it('is refused, naming the worker and its stopped primary, while a listed worker runs past the wait', async function () {
+      this.timeout(20_000);
+      const worker = await workerFor(15_000);
+      const primary = await deadPid();
+      leftByGroup(primary, [worker.pid!]);
+      try {
+        const started = performance.now();
+        expect(() => openRepository()).to.throw(
+          DataDirInUseError,
+          `data directory ${directory} is in use by process ${worker.pid} (a worker of process ${primary}, which stopped; ${join(directory, WORKERS_FILE_NAME)})`,
+        );
+        const waited = performance.now() - started;
+        expect(waited).to.be.within(2_500, 6_000);
+        expect(readFileSync(join(directory, LOCK_FILE_NAME), 'utf8').trim(), 'the stale lock was taken').to.equal(String(primary));
+      } finally {
+        worker.kill('SIGKILL');
+      }
+    });
+
+    it('a listed pid now held by a process started after the list (a reboot), or by this one, delays nothing', async function () {
+      this.timeout(20_000);
+      const other = await workerFor(15_000);
+      try {
+        leftByGroup(await deadPid(), [other.pid!, process.pid]);
+        // The list written an hour ago: the running process that has one of its pids is not one of its workers.
+        const anHourAgo = new Date(Date.now() - 3_600_000);
+        utimesSync(join(directory, WORKERS_FILE_NAME), anHourAgo, anHourAgo);
+        const started = performance.now();
+        openRepository();
+        expect(performance.now() - started).to.be.lessThan(1_000);
+      } finally {
+        other.kill('SIGKILL');
+      }
+    });
+
+    it('a list of workers all gone delays nothing', async () => {
+      leftByGroup(await deadPid(), [await deadPid(), await deadPid()]);
+      const started = performance.now();
+      openRepository();
+      expect(performance.now() - started).to.be.lessThan(1_000);
+    });
   });
 
   it('an unreadable lock file (empty, after a crash while writing it) is stale too', async () => {

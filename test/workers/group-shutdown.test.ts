@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCli } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
 import { HttpClient } from '../support/http-client.js';
 import { RawConnection } from '../support/raw-http.js';
 import { tempDir } from '../support/temp-dir.js';
+import { WORKERS_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
 import { allIds, Connection, CreateLoad, expectTheNextServerHolds, GROUP_TOKEN, isAlive, startGroup, stopLoads } from './group-process.js';
 
 describe('a group of 2 workers on disk stopped by a signal', function () {
@@ -21,6 +22,8 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
       const workers = group.workerPids();
       expect(workers).to.have.length(2);
       expect(existsSync(lockFile), 'the group holds the lock file').to.equal(true);
+      const listed = readFileSync(join(dataDir.path, WORKERS_FILE_NAME), 'utf8').trim().split('\n').map(Number);
+      expect(listed.sort(), 'the workers listed beside the lock').to.deep.equal([...workers].sort());
       // Light load: four connections, each creating every 20 ms, until its connection fails.
       const load = new CreateLoad(group.url, 4, 1, { pauseMs: 20, stopOnError: true });
       await eventually(() => load.acknowledged.length >= 50, { what: '50 acknowledged creates', timeoutMs: 15_000 });
@@ -47,6 +50,7 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
       await load.stop();
       const stillRunning = workers.filter(isAlive);
       const lockLeft = existsSync(lockFile);
+      const listLeft = existsSync(join(dataDir.path, WORKERS_FILE_NAME));
 
       // At once: no wait for anything to lapse.
       const next = await startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
@@ -63,6 +67,7 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
         expect(code, `exit code; output:\n${group.server.output().slice(-3000)}`).to.equal(0);
         expect(stillRunning, 'workers still running after the primary exited').to.deep.equal([]);
         expect(lockLeft, 'lock file left behind').to.equal(false);
+        expect(listLeft, 'workers list left behind').to.equal(false);
         expect(exitedAt - signalledAt, 'exit within the grace period').to.be.below(5000);
         expect(load.wrongAnswers, 'answers other than 200 with the plant sent').to.deep.equal([]);
         expect(load.acknowledged.filter((id) => !stored.has(id)), 'acknowledged creates missing').to.deep.equal([]);
@@ -146,6 +151,47 @@ describe('a group of 2 workers on disk stopped by a signal', function () {
       }
     }
     console.log(`      ${RUNS} runs, ${acknowledged} creates acknowledged in all; workers gone ${gone.join(', ')} ms after the primary's SIGKILL`);
+  });
+
+  it('a new server started the moment the primary is killed waits for the old workers to be gone before it opens the directory', async () => {
+    using dataDir = tempDir('plant-store-workers-next-');
+    const group = await startGroup(dataDir.path, 2);
+    const workers = group.workerPids();
+    try {
+      const load = new CreateLoad(group.url, 8, 1);
+      await eventually(() => load.acknowledged.length >= 100, { what: '100 acknowledged creates', timeoutMs: 15_000 });
+      await load.stop();
+      // Held still, the workers cannot notice their primary's end until they are let go.
+      // (Without the start's wait for them, the next server, held up inside LMDB's open while
+      // they were stopped, listened 4-11 ms after they were let go, while they still ran: 4 runs of 4.)
+      for (const pid of workers) process.kill(pid, 'SIGSTOP');
+      const exited = once(group.server.child, 'exit');
+      process.kill(group.primaryPid, 'SIGKILL');
+      await exited;
+      const startedAt = performance.now();
+      const next = startCli({ PLANT_STORE_DATA_DIR: dataDir.path, PLANT_STORE_TOKENS: GROUP_TOKEN });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const aliveWhenLetGo = workers.filter(isAlive);
+      for (const pid of workers) process.kill(pid, 'SIGCONT');
+      const server = await next;
+      const listenedAfter = performance.now() - startedAt;
+      const aliveWhenListening = workers.filter(isAlive);
+      try {
+        console.log(`      the next server listened ${Math.round(listenedAfter)} ms after it was started (the workers let go at 1,000 ms); ${load.acknowledged.length} creates acknowledged`);
+        expect(aliveWhenLetGo, 'the workers held still').to.deep.equal(workers);
+        expect(aliveWhenListening, 'old workers still running when the next server listened').to.deep.equal([]);
+        expect(listenedAfter, 'the next server listened before the workers were let go').to.be.above(1000);
+        const connection = new Connection(new URL(server.url).origin);
+        const stored = new Set(await allIds(connection));
+        connection.close();
+        expect(load.acknowledged.filter((id) => !stored.has(id)), 'acknowledged creates missing').to.deep.equal([]);
+      } finally {
+        await server.stop('SIGKILL');
+      }
+    } finally {
+      for (const pid of workers.filter(isAlive)) process.kill(pid, 'SIGCONT');
+      await group.killAll();
+    }
   });
 
   it("the tests' clean-up (killAll) leaves no worker behind when the primary is gone first and its workers cannot notice (stopped)", async () => {

@@ -1,9 +1,21 @@
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, dataDirFailure, prepareDataDir } from './data-dir.js';
-import { isRunning } from './process-alive.js';
+import { isRunning, startedAt } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'plant-store.lock';
+/** Beside the lock of a server group (`--workers`): its workers' pids, one a line, kept by its primary. */
+export const WORKERS_FILE_NAME = 'plant-store.workers';
+
+/**
+ * How long a start waits for the workers of a group whose primary is gone (its lock stale)
+ * to be gone too. Such a worker stops within 0.5 s of noticing (composition/cli.ts), which
+ * took up to 0.2 s in tests; until then it may still commit writes.
+ */
+const WORKERS_WAIT_MS = 3000;
+const WORKERS_POLL_MS = 20;
+/** How much later than the list a listed pid's process may seem to have started: the start time is read to about a second. */
+const START_TIME_SLACK_MS = 2000;
 
 /** Another live process holds the data directory; the message names the directory and the pid. */
 export class DataDirInUseError extends Error {
@@ -12,8 +24,11 @@ export class DataDirInUseError extends Error {
   constructor(
     readonly directory: string,
     readonly pid: number,
+    /** A worker still running after its group's primary `workerOf` stopped. */
+    readonly workerOf?: number,
   ) {
-    super(`data directory ${directory} is in use by process ${pid} (lock file ${join(directory, LOCK_FILE_NAME)}); stop it first or choose another directory`);
+    const file = workerOf === undefined ? `lock file ${join(directory, LOCK_FILE_NAME)}` : `a worker of process ${workerOf}, which stopped; ${join(directory, WORKERS_FILE_NAME)}`;
+    super(`data directory ${directory} is in use by process ${pid} (${file}); stop it first or choose another directory`);
   }
 }
 
@@ -23,11 +38,20 @@ export class DataDirInUseError extends Error {
  * A lock whose pid no longer runs (the owner was killed) is stale and is taken over, so a
  * crash never blocks a restart. (A pid reused by an unrelated process after a crash makes the
  * lock look held; the message names the pid so the operator can check and remove the file.)
+ *
+ * A group's primary also lists its workers (noteWorkers, WORKERS_FILE_NAME). When its lock
+ * is stale, the next start waits until every worker listed there is gone (WORKERS_WAIT_MS at
+ * most, then it is refused naming the one still running): a worker may still commit for a
+ * moment after its primary died, and the new server, the directory's only writer as far as
+ * it knows, must not begin beside it.
  */
 export class DataDirLock {
   private released = false;
 
-  private constructor(private readonly path: string) {}
+  private constructor(
+    private readonly path: string,
+    private readonly directory: string,
+  ) {}
 
   /** Makes the directory (and its parents) if missing, then takes its lock: what a server or an import does first. */
   static prepareAndAcquire(directory: string): DataDirLock {
@@ -43,12 +67,15 @@ export class DataDirLock {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         writeFileSync(path, mine, { flag: 'wx' });
-        return new DataDirLock(path);
+        // A list left by the stale owner's group names processes gone by now (waited for below).
+        rmSync(join(directory, WORKERS_FILE_NAME), { force: true });
+        return new DataDirLock(path, directory);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirFailure(directory, 'cannot hold its lock file', error);
       }
       const holder = pidIn(path);
       if (holder !== undefined && isRunning(holder)) throw new DataDirInUseError(directory, holder);
+      if (!workersGone(directory, path, holder)) continue;
       takeOverStale(path, holder);
     }
     const holder = pidIn(path);
@@ -67,11 +94,40 @@ export class DataDirLock {
     }
   }
 
-  /** Removes the lock file if it is still this process's. */
+  /** For a group's primary: the workers now running, written whole (renamed into place) each time they change. */
+  noteWorkers(pids: readonly number[]): void {
+    if (this.released) return;
+    const file = join(this.directory, WORKERS_FILE_NAME);
+    const next = `${file}.${process.pid}`;
+    writeFileSync(next, pids.map((pid) => `${pid}\n`).join(''));
+    renameSync(next, file);
+  }
+
+  /** Removes the lock file (and the workers' list) if it is still this process's. */
   release(): void {
     if (this.released) return;
     this.released = true;
-    if (pidIn(this.path) === process.pid) unlinkSync(this.path);
+    if (pidIn(this.path) !== process.pid) return;
+    rmSync(join(this.directory, WORKERS_FILE_NAME), { force: true });
+    unlinkSync(this.path);
+  }
+}
+
+/**
+ * Waits while a worker of the stale lock's group (WORKERS_FILE_NAME) still runs: true once
+ * none does; false when the lock changed meanwhile (another start took it: look again).
+ * Throws DataDirInUseError naming a worker still running after WORKERS_WAIT_MS.
+ */
+function workersGone(directory: string, lockPath: string, holder: number | undefined): boolean {
+  const deadline = Date.now() + WORKERS_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    if (pidIn(lockPath) !== holder) return false;
+    const running = workersRunning(join(directory, WORKERS_FILE_NAME));
+    if (running.length === 0) return true;
+    if (Date.now() >= deadline) throw new DataDirInUseError(directory, running[0]!, holder);
+    // Start-up only, before anything else runs: a synchronous pause is fine here.
+    Atomics.wait(pause, 0, 0, WORKERS_POLL_MS);
   }
 }
 
@@ -104,6 +160,41 @@ function pidIn(path: string): number | undefined {
   } catch {
     return undefined;
   }
+  return pidOf(text);
+}
+
+/**
+ * The processes listed in the workers file `path` that still run. Every listed worker started
+ * before the list was last written (it is written at each start), so a process that started
+ * after is another one given a reused pid (after a reboot, a service started at boot may well
+ * get one of the pids its previous run had), and so is this process.
+ */
+function workersRunning(path: string): number[] {
+  let listedAt: number;
+  try {
+    listedAt = statSync(path).mtimeMs;
+  } catch {
+    return [];
+  }
+  return pidsIn(path).filter((pid) => {
+    if (pid === process.pid || !isRunning(pid)) return false;
+    const started = startedAt(pid);
+    return started === undefined || started <= listedAt + START_TIME_SLACK_MS;
+  });
+}
+
+/** The pids listed in `path`, one a line; none when it is missing. */
+function pidsIn(path: string): number[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((line) => pidOf(line) ?? []);
+}
+
+function pidOf(text: string): number | undefined {
   const pid = Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }

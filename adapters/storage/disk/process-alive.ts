@@ -24,3 +24,23 @@ function isZombie(pid: number): boolean {
     return false;
   }
 }
+
+/** /proc reports times in clock ticks of 1/100 s (USER_HZ, 100 on every Linux architecture Node runs on). */
+const TICK_MS = 10;
+
+/**
+ * When process `pid` started, in ms since the epoch (to about a second: the boot time is in
+ * whole seconds), from Linux's /proc; undefined where it cannot be read (another system, or
+ * no such process). Tells a process from a later one given the same pid, after a reboot say.
+ */
+export function startedAt(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22, starttime, in ticks since boot; the fields after the command name begin at field 3.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * TICK_MS : undefined;
+  } catch {
+    return undefined;
+  }
+}

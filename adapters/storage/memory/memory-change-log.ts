@@ -56,8 +56,13 @@ export class MemoryChangeLogs implements ChangeRetention {
         log.prunedThrough = log.entries[log.start++]!.sequence;
         pruned++;
       }
-      // Compacted once half is dead: amortised O(1) a change, and memory stays bounded.
-      if (log.start > 64 && log.start * 2 > log.entries.length) {
+      // Compacted once half is dead: amortised O(1) a change, and memory stays bounded. A log
+      // wholly pruned lets go of its entries at once, however few (a small sandbox's would
+      // otherwise be kept until it next grew past 64).
+      if (log.start > 0 && log.start === log.entries.length) {
+        log.entries = [];
+        log.start = 0;
+      } else if (log.start > 64 && log.start * 2 > log.entries.length) {
         log.entries = log.entries.slice(log.start);
         log.start = 0;
       }

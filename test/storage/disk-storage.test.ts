@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirInUseError, LOCK_FILE_NAME, WORKERS_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
+import { bootId, startTicks } from '../../adapters/storage/disk/process-alive.js';
 import { open as openLmdb } from 'lmdb';
 import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { ErrorCode, MAX_PLANT_ID, type Plant, type PlantRepository } from '../../core/index.js';
@@ -98,9 +99,11 @@ describe('disk storage specifics', () => {
       await once(child.stdout!, 'data');
       return child;
     };
-    const leftByGroup = (primary: number, workers: readonly number[]) => {
+    /** The lock and the workers' list a killed primary leaves, as noteWorkers writes it (`lines` instead, when given). */
+    const leftByGroup = (primary: number, workers: readonly number[], lines?: readonly string[]) => {
       writeFileSync(join(directory, LOCK_FILE_NAME), `${primary}\n`);
-      writeFileSync(join(directory, WORKERS_FILE_NAME), workers.map((pid) => `${pid}\n`).join(''));
+      const listed = lines ?? [`boot ${bootId()}`, ...workers.map((pid) => `${pid} ${startTicks(pid) ?? ''}`.trim())];
+      writeFileSync(join(directory, WORKERS_FILE_NAME), listed.map((line) => `${line}\n`).join(''));
     };
 
     it('is taken over only once every listed worker is gone, and the list goes with it', async function () {
@@ -136,17 +139,28 @@ describe('disk storage specifics', () => {
       }
     });
 
-    it('a listed pid now held by a process started after the list (a reboot), or by this one, delays nothing', async function () {
+    it('a listed pid held by another process than the one listed (another start time, another boot), or by this one, delays nothing', async function () {
       this.timeout(20_000);
       const other = await workerFor(15_000);
-      try {
-        leftByGroup(await deadPid(), [other.pid!, process.pid]);
-        // The list written an hour ago: the running process that has one of its pids is not one of its workers.
-        const anHourAgo = new Date(Date.now() - 3_600_000);
-        utimesSync(join(directory, WORKERS_FILE_NAME), anHourAgo, anHourAgo);
+      const ticks = startTicks(other.pid!)!;
+      const quickly = async (lines: string[]) => {
+        made.remove();
+        made = tempDir('plant-store-disk-');
+        directory = made.path;
+        leftByGroup(await deadPid(), [], lines);
         const started = performance.now();
-        openRepository();
-        expect(performance.now() - started).to.be.lessThan(1_000);
+        const repository = openRepository();
+        const took = performance.now() - started;
+        await repository.close();
+        return took;
+      };
+      try {
+        // The same list, right, does wait: the other cases differ from it in one thing each.
+        leftByGroup(await deadPid(), [], [`boot ${bootId()}`, `${other.pid} ${ticks}`]);
+        expect(() => openRepository(), 'the list as written').to.throw(DataDirInUseError, `process ${other.pid}`);
+        expect(await quickly([`boot ${bootId()}`, `${other.pid} ${ticks + 1}`]), 'another start time').to.be.lessThan(1_000);
+        expect(await quickly([`boot 00000000-0000-0000-0000-000000000000`, `${other.pid} ${ticks}`]), 'another boot').to.be.lessThan(1_000);
+        expect(await quickly([`boot ${bootId()}`, `${process.pid} ${startTicks(process.pid)}`]), 'this process').to.be.lessThan(1_000);
       } finally {
         other.kill('SIGKILL');
       }

@@ -1,10 +1,13 @@
-import { linkSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, dataDirFailure, prepareDataDir } from './data-dir.js';
-import { isRunning, startedAt } from './process-alive.js';
+import { bootId, isRunning, startTicks } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'plant-store.lock';
-/** Beside the lock of a server group (`--workers`): its workers' pids, one a line, kept by its primary. */
+/**
+ * Beside the lock of a server group (`--workers`), kept by its primary: `boot <id>`, then its
+ * workers one a line, `<pid> <start ticks>` (the pid alone where /proc cannot be read).
+ */
 export const WORKERS_FILE_NAME = 'plant-store.workers';
 
 /**
@@ -14,8 +17,6 @@ export const WORKERS_FILE_NAME = 'plant-store.workers';
  */
 const WORKERS_WAIT_MS = 3000;
 const WORKERS_POLL_MS = 20;
-/** How much later than the list a listed pid's process may seem to have started: the start time is read to about a second. */
-const START_TIME_SLACK_MS = 2000;
 
 /** Another live process holds the data directory; the message names the directory and the pid. */
 export class DataDirInUseError extends Error {
@@ -43,7 +44,9 @@ export class DataDirInUseError extends Error {
  * is stale, the next start waits until every worker listed there is gone (WORKERS_WAIT_MS at
  * most, then it is refused naming the one still running): a worker may still commit for a
  * moment after its primary died, and the new server, the directory's only writer as far as
- * it knows, must not begin beside it.
+ * it knows, must not begin beside it. A listed pid counts only while the same boot's same
+ * process holds it (its start time in ticks since boot): after a reboot a service may well
+ * be given the pids its previous run had, even its own.
  */
 export class DataDirLock {
   private released = false;
@@ -99,7 +102,12 @@ export class DataDirLock {
     if (this.released) return;
     const file = join(this.directory, WORKERS_FILE_NAME);
     const next = `${file}.${process.pid}`;
-    writeFileSync(next, pids.map((pid) => `${pid}\n`).join(''));
+    const boot = bootId();
+    const lines = pids.map((pid) => {
+      const ticks = startTicks(pid);
+      return ticks === undefined ? `${pid}\n` : `${pid} ${ticks}\n`;
+    });
+    writeFileSync(next, (boot === undefined ? '' : `boot ${boot}\n`) + lines.join(''));
     renameSync(next, file);
   }
 
@@ -164,34 +172,30 @@ function pidIn(path: string): number | undefined {
 }
 
 /**
- * The processes listed in the workers file `path` that still run. Every listed worker started
- * before the list was last written (it is written at each start), so a process that started
- * after is another one given a reused pid (after a reboot, a service started at boot may well
- * get one of the pids its previous run had), and so is this process.
+ * The processes listed in the workers file `path` that still run: none if the machine booted
+ * since; else each listed pid still held by the process listed (the same start ticks), this
+ * one never.
  */
 function workersRunning(path: string): number[] {
-  let listedAt: number;
-  try {
-    listedAt = statSync(path).mtimeMs;
-  } catch {
-    return [];
-  }
-  return pidsIn(path).filter((pid) => {
-    if (pid === process.pid || !isRunning(pid)) return false;
-    const started = startedAt(pid);
-    return started === undefined || started <= listedAt + START_TIME_SLACK_MS;
-  });
-}
-
-/** The pids listed in `path`, one a line; none when it is missing. */
-function pidsIn(path: string): number[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
     return [];
   }
-  return text.split('\n').flatMap((line) => pidOf(line) ?? []);
+  let boot: string | undefined;
+  const listed: { pid: number; ticks: number | undefined }[] = [];
+  for (const line of text.split('\n')) {
+    const [first, second] = line.trim().split(' ');
+    if (first === 'boot') boot = second;
+    else {
+      const pid = pidOf(first ?? '');
+      if (pid !== undefined) listed.push({ pid, ticks: second === undefined ? undefined : Number(second) });
+    }
+  }
+  const booted = bootId();
+  if (boot !== undefined && booted !== undefined && boot !== booted) return [];
+  return listed.filter(({ pid, ticks }) => pid !== process.pid && isRunning(pid) && (ticks === undefined || startTicks(pid) === ticks)).map(({ pid }) => pid);
 }
 
 function pidOf(text: string): number | undefined {

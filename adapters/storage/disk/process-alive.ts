@@ -25,21 +25,26 @@ function isZombie(pid: number): boolean {
   }
 }
 
-/** /proc reports times in clock ticks of 1/100 s (USER_HZ, 100 on every Linux architecture Node runs on). */
-const TICK_MS = 10;
-
 /**
- * When process `pid` started, in ms since the epoch (to about a second: the boot time is in
- * whole seconds), from Linux's /proc; undefined where it cannot be read (another system, or
- * no such process). Tells a process from a later one given the same pid, after a reboot say.
+ * When process `pid` started, in clock ticks since boot (Linux's /proc/<pid>/stat, field 22);
+ * undefined where it cannot be read (another system, or no such process). With bootId, tells
+ * a process from a later one given the same pid, whatever the wall clock did meanwhile.
  */
-export function startedAt(pid: number): number | undefined {
+export function startTicks(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22, starttime, in ticks since boot; the fields after the command name begin at field 3.
+    // The fields after the command name begin at field 3.
     const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * TICK_MS : undefined;
+    return Number.isInteger(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This boot's id (Linux's /proc/sys/kernel/random/boot_id); undefined where there is none. */
+export function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
   } catch {
     return undefined;
   }

@@ -162,13 +162,8 @@ function takeOverStale(path: string, stalePid: number | undefined): void {
 }
 
 function pidIn(path: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  return pidOf(text);
+  const text = textIn(path);
+  return text === undefined ? undefined : pidOf(text);
 }
 
 /**
@@ -177,12 +172,7 @@ function pidIn(path: string): number | undefined {
  * one never.
  */
 function workersRunning(path: string): number[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
+  const text = textIn(path) ?? '';
   let boot: string | undefined;
   const listed: { pid: number; ticks: number | undefined }[] = [];
   for (const line of text.split('\n')) {
@@ -196,6 +186,15 @@ function workersRunning(path: string): number[] {
   const booted = bootId();
   if (boot !== undefined && booted !== undefined && boot !== booted) return [];
   return listed.filter(({ pid, ticks }) => pid !== process.pid && isRunning(pid) && (ticks === undefined || startTicks(pid) === ticks)).map(({ pid }) => pid);
+}
+
+/** The file's text; undefined when it cannot be read (gone, say). */
+function textIn(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function pidOf(text: string): number | undefined {

@@ -15,13 +15,21 @@ export function isRunning(pid: number): boolean {
   return !isZombie(pid);
 }
 
-/** Linux's process state (after the command name in /proc/<pid>/stat) is Z; elsewhere (no /proc) never said. */
+/** Linux's process state (field 3 of /proc/<pid>/stat) is Z; elsewhere (no /proc) never said. */
 function isZombie(pid: number): boolean {
+  return statFields(pid)?.[0] === 'Z';
+}
+
+/**
+ * The fields of Linux's /proc/<pid>/stat from field 3 (the state) on: those after the command
+ * name, which may hold spaces and parentheses itself. Undefined where it cannot be read.
+ */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] === 'Z';
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -31,14 +39,8 @@ function isZombie(pid: number): boolean {
  * a process from a later one given the same pid, whatever the wall clock did meanwhile.
  */
 export function startTicks(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name begin at field 3.
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isInteger(ticks) ? ticks : undefined;
-  } catch {
-    return undefined;
-  }
+  const ticks = Number(statFields(pid)?.[22 - 3]);
+  return Number.isInteger(ticks) ? ticks : undefined;
 }
 
 /** This boot's id (Linux's /proc/sys/kernel/random/boot_id); undefined where there is none. */

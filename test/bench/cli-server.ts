@@ -41,6 +41,8 @@ export interface Stopped {
 export interface CliServer extends Contender {
   /** The group's processes now: the primary first, then its workers (one process without workers). */
   processes(): number[];
+  /** How many processes it should run: 1 without workers, else the primary and each worker. */
+  readonly expectedProcesses: number;
   /** SIGTERM, then how it ended (SIGKILL after STOP_TIMEOUT_MS). */
   stopChecked(): Promise<Stopped>;
 }
@@ -83,6 +85,7 @@ export async function startCliServer(options: CliServerOptions): Promise<CliServ
     cpuSeconds: () => groupCpuSeconds(pid),
     memory: async () => undefined,
     processes: () => (child.exitCode === null && child.signalCode === null ? processTree(pid) : []),
+    expectedProcesses: options.workers === 1 ? 1 : options.workers + 1,
     stopChecked,
     stop: async () => void (await stopChecked()),
   };
@@ -118,6 +121,7 @@ export function asOneServer(name: string, servers: readonly CliServer[]): CliSer
     cpuSeconds: () => servers.reduce((sum, s) => sum + s.cpuSeconds(), 0),
     memory: async () => undefined,
     processes: () => servers.flatMap((s) => s.processes()),
+    expectedProcesses: servers.reduce((sum, s) => sum + s.expectedProcesses, 0),
     stopChecked,
     stop: async () => void (await stopChecked()),
   };

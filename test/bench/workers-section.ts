@@ -61,7 +61,7 @@ export type WorkersOutcome = WorkersResult | { readonly failed: string };
 export function workersSection(settings: Settings, token: string): Promise<WorkersOutcome> {
   return inWorkDirectory('workers', 'plant-store-bench-workers-', async (workPath) => {
     const own = { ...settings, rounds: settings.workersRounds };
-    const perCpu = await measure('workers', own, token, join(workPath, 'unpinned'), undefined, true);
+    const perCpu = await measure('workers', own, token, join(workPath, 'unpinned'), { separate: true });
     const pinned = await pinnedApart(own, token, join(workPath, 'pinned'));
     return { storage: perCpu.storage, rounds: own.rounds, perCpu, pinned };
   });
@@ -78,35 +78,33 @@ async function pinnedApart(settings: Settings, token: string, workPath: string):
   }
   const [first, ...serverCpus] = available;
   const loadCpus = [first!];
-  const part = await measure('workers, pinned', settings, token, workPath, { load: loadCpus, server: serverCpus });
+  const part = await measure('workers, pinned', settings, token, workPath, { pinning: { load: loadCpus, server: serverCpus } });
   return { series: part.series, servers: part.servers, loadCpus, serverCpus };
 }
 
 const sorted = (pids: readonly number[]) => [...pids].sort((a, b) => a - b).join();
 
-async function measure(
-  label: string,
-  settings: Settings,
-  token: string,
-  workPath: string,
-  pinning?: { load: number[]; server: number[] },
-  withSeparate = false,
-): Promise<WorkersPart & { storage: string }> {
+interface MeasureOptions {
+  /** The load generator's CPUs and the servers'; unpinned when absent. */
+  readonly pinning?: { load: number[]; server: number[] };
+  /** Measure the separate servers (SEPARATE) beside the two. */
+  readonly separate?: boolean;
+}
+
+async function measure(label: string, settings: Settings, token: string, workPath: string, { pinning, separate = false }: MeasureOptions = {}): Promise<WorkersPart & { storage: string }> {
   const servers: CliServer[] = [];
-  const expected: number[] = [];
   const where = pinning === undefined ? '' : ` on CPU ${cpuList(pinning.server)}`;
   const start = (name: string, workers: number, dir: string) => {
     progress(`${label}: starting the command with ${workersName(workers)}${where}, seeding ${SEEDED_PLANTS} plants over HTTP`);
     return startCliServer({ name, workers, plants: SEEDED_PLANTS, token, dataDir: join(workPath, dir), cpus: pinning?.server });
   };
-  const add = (server: CliServer, processes: number) => {
+  const add = (server: CliServer) => {
     progress(`${label}: ${server.name} up (${server.storage}, ${server.processes().length} processes), seeded in ${server.preloadSeconds.toFixed(1)} s`);
     servers.push(server);
-    expected.push(processes);
   };
   try {
-    for (const workers of [WORKERS.baseline, WORKERS.compared]) add(await start(workersName(workers), workers, String(workers)), workers === 1 ? 1 : workers + 1);
-    if (withSeparate) {
+    for (const workers of [WORKERS.baseline, WORKERS.compared]) add(await start(workersName(workers), workers, String(workers)));
+    if (separate) {
       const apart: CliServer[] = [];
       try {
         for (let i = 1; i <= WORKERS.compared; i++) apart.push(await start(`${SEPARATE} (#${i})`, 1, `separate-${i}`));
@@ -114,7 +112,7 @@ async function measure(
         for (const server of apart) await server.stop();
         throw error;
       }
-      add(asOneServer(SEPARATE, apart), WORKERS.compared);
+      add(asOneServer(SEPARATE, apart));
     }
     const atStart = servers.map((s) => s.processes());
     const ids = new IdSource(FIRST_WRITE_ID);
@@ -138,7 +136,7 @@ async function measure(
       if (stopped.code !== 0 || stopped.leftRunning > 0) progress(`${label}: ${server.name} stopped with ${stopped.signal ?? `exit ${stopped.code}`}, ${stopped.leftRunning} processes left running`);
       facts.push({
         name: server.name,
-        expectedProcesses: expected[i]!,
+        expectedProcesses: server.expectedProcesses,
         processes: [atStart[i]!.length, atEnd[i]!.length],
         sameProcesses: sorted(atStart[i]!) === sorted(atEnd[i]!),
         stopped,

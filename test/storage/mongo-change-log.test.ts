@@ -80,6 +80,45 @@ describe('MongoDB change log', () => {
     expect(read.map((change) => change.cursor.split('.')[1])).to.deep.equal(ids);
   });
 
+  it('a scan that passed a plant\'s change before it became readable, then met the plant\'s next change, hands out the first before the second (also when that takes it past its limit)', async () => {
+    // 25: the read ends short of its limit; 21: it reaches it on the delete, which the create then pushes to the next read.
+    for (const limit of [25, 21]) {
+      let pagesLeft: number | undefined;
+      let landed: () => Promise<void> = async () => {};
+      const racingLog = new CollectionStandIn<ChangeDocument>({
+        gate: async (operation) => {
+          if (operation !== 'find' || pagesLeft === undefined || --pagesLeft > 0) return;
+          pagesLeft = undefined;
+          await landed();
+        },
+      });
+      [log, plants] = [racingLog, new CollectionStandIn<PlantDocument>()];
+      const repository = serverOn(racingLog, Date.now);
+      const { reader } = await open(repository.changes!);
+      for (let id = 1; id <= 30; id++) await repository.add({ id, name: `p${id}` });
+      const stamps = (await racingLog.find({}, { sort: { at: 1 } }).toArray()).map((change) => change.at);
+      const first = await reader.next(10);
+      // No follower, so each read goes over its window: the next skips the 10 it handed out, and
+      // between its first page (limit + 1 changes) and its second, plant 500's create lands behind
+      // where the first page got to (stamped before, readable only now), and its delete, written
+      // once the create was acknowledged, lands ahead.
+      landed = async () => {
+        await racingLog.insertOne({ _id: 'late-create', sb: 'default', at: stamps[15]! + 1, type: 'plant.created', data: { id: 500, name: 'late' } });
+        await racingLog.insertOne({ _id: 'then-delete', sb: 'default', at: Date.now() * 1000 + 1, type: 'plant.deleted', data: { id: 500 } });
+      };
+      pagesLeft = 2;
+      const raced = changes(await reader.next(limit));
+      expect(pagesLeft, `limit ${limit}: the changes landed between the pages`).to.equal(undefined);
+      expect(raced.includes('-500'), 'the delete came in the same read').to.equal(limit === 25);
+      const rest = [...(await reader.next(limit)), ...(await reader.next(limit))];
+      const order = [...changes(first), ...raced, ...changes(rest)];
+      expect(order.filter((change) => change.endsWith('500')), `limit ${limit}`).to.deep.equal(['+500', '-500']);
+      expect(order.filter((change) => change.startsWith('+'))).to.have.length(31);
+      expect(new Set(order).size, 'each once').to.equal(order.length);
+      expect(order).to.have.length(32);
+    }
+  });
+
   it('a followed reader reads what is new, not its window again: catching up 5,000 changes reads each about once; a lagging server\'s change is still read, once the poll notes it', async () => {
     let read = 0;
     // Counts what readers fetch (the poll asks for fewer fields, and is not counted).

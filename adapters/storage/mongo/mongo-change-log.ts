@@ -9,6 +9,8 @@ import { plantOfKey, type PlantDocument } from './plant-document.js';
 
 /** Followers' reads, the poll and a purge: a sandbox's changes by time. */
 const CHANGE_ORDER_INDEX = { key: { sb: 1, at: 1, _id: 1 }, name: 'sb_1_at_1__id_1' } as const;
+/** A reader's look back for a plant's changes its scan passed (MongoChangeReader.missedBefore). */
+const CHANGE_PLANT_INDEX = { key: { sb: 1, 'data.id': 1, at: 1 }, name: 'sb_1_data.id_1_at_1' } as const;
 /** Retention: every sandbox's changes by time. */
 const CHANGE_TIME_INDEX = { key: { at: 1 }, name: 'at_1' } as const;
 /** The plants with changes not yet copied into the log, for the sweeper: sparse, so only they are in it. */
@@ -72,7 +74,7 @@ export class MongoChangeLog implements ChangeRetention {
 
   /** Creates the indexes, and for a new log its retention mark: it holds every change from now on. */
   async ensureIndexes(): Promise<void> {
-    for (const index of [CHANGE_ORDER_INDEX, CHANGE_TIME_INDEX]) await withDeadline(this.timeoutMS, () => this.changes.createIndex(index.key, { name: index.name }));
+    for (const index of [CHANGE_ORDER_INDEX, CHANGE_PLANT_INDEX, CHANGE_TIME_INDEX]) await withDeadline(this.timeoutMS, () => this.changes.createIndex(index.key, { name: index.name }));
     await withDeadline(this.timeoutMS, () => this.plants.createIndex(PENDING_INDEX.key, { name: PENDING_INDEX.name, sparse: true }));
     await withDeadline(this.timeoutMS, async () => {
       try {

@@ -128,25 +128,59 @@ export class MongoChangeReader implements ChangeReader {
   async next(limit: number): Promise<PlantChange[]> {
     this.floor = Math.max(this.floor, Math.min(this.reached, this.now()) - this.window);
     forgetBefore(this.seen, this.floor);
-    const found: PlantChange[] = [];
-    if (limit <= 0) return found;
+    if (limit <= 0) return [];
     const { latest, from: lateFrom } = this.late.since(this.sandbox, this.noted);
     const from = Math.max(this.floor, Math.min(this.resume, lateFrom ?? Infinity));
+    let read: ChangeDocument[] = [];
     let cut: number | undefined;
     await this.scan(from, undefined, (document) => {
       this.seen.set(document._id, document.at);
-      this.last = { at: document.at, id: document._id };
-      this.reached = Math.max(this.reached, document.at);
-      found.push({ cursor: changeCursor(this.last), event: eventOf(document) });
-      if (found.length < limit) return true;
+      read.push(document);
+      if (read.length < limit) return true;
       cut = document.at;
       return false;
     }, Math.min(PAGE, limit + 1));
+    const missed = await this.missedBefore(read);
+    if (missed.length > 0) {
+      read = [...read, ...missed].sort(byPosition);
+      // Past the limit now: what is left over is read again from the last handed out.
+      for (const document of read.slice(limit)) this.seen.delete(document._id);
+      if (read.length > limit) cut = read[limit - 1]!.at;
+      read = read.slice(0, limit);
+    }
+    const found: PlantChange[] = [];
+    for (const document of read) {
+      this.last = { at: document.at, id: document._id };
+      this.reached = Math.max(this.reached, document.at);
+      found.push({ cursor: changeCursor(this.last), event: eventOf(document) });
+    }
     // Every change noted so far is at or after `from`: read up to the cut (where the next read
     // goes on), or to the end.
     this.resume = cut ?? this.reached;
     this.noted = latest;
     return found;
+  }
+
+  /**
+   * The changes of the plants in `read` not seen yet and stamped no later than the last of it.
+   * A scan moves along the log while copies land, so it can pass a plant's change that became
+   * readable just behind it and then meet the plant's next change ahead: per plant, the first
+   * must come first. The plant's next change was written after the first was acknowledged,
+   * hence readable, so a query after the scan finds the first.
+   */
+  private async missedBefore(read: readonly ChangeDocument[]): Promise<ChangeDocument[]> {
+    if (read.length === 0) return [];
+    const ids = [...new Set(read.map((document) => document.data.id))];
+    const last = read[read.length - 1]!.at;
+    const filter = { sb: this.sandbox, 'data.id': { $in: ids }, at: { $gte: this.floor, $lte: last } } as Filter<ChangeDocument>;
+    const documents = await withDeadline(this.timeoutMS, (signal) =>
+      this.changes.find(filter, { projection: { _id: 1, at: 1 }, maxTimeMS: this.timeoutMS, signal }).toArray(),
+    );
+    const unseen = documents.filter((document) => !this.seen.has(document._id)).map((document) => document._id);
+    if (unseen.length === 0) return [];
+    const missed = await withDeadline(this.timeoutMS, (signal) => this.changes.find({ _id: { $in: unseen } } as Filter<ChangeDocument>, { maxTimeMS: this.timeoutMS, signal }).toArray());
+    for (const document of missed) this.seen.set(document._id, document.at);
+    return missed;
   }
 
   /** Visits the changes not seen from `from` on, in (at, id) order, while `visit` answers true. */
@@ -179,6 +213,11 @@ export function forgetBefore(seen: Map<string, number>, floor: number): void {
     if (at >= floor) break;
     seen.delete(id);
   }
+}
+
+/** (at, id) order, the log's. */
+function byPosition(a: ChangeDocument, b: ChangeDocument): number {
+  return a.at - b.at || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
 }
 
 /** The event a log document records, as the feed hands it out. */

@@ -16,7 +16,8 @@ class SandboxLog {
   start = 0;
   /** The highest sequence number forgotten by retention: a cursor below it has missed changes. */
   prunedThrough = 0;
-  readonly waiting = new Set<() => void>();
+  /** Made with the first follower: most sandboxes of a playground never have one. */
+  waiting: Set<() => void> | undefined;
 }
 
 /**
@@ -36,7 +37,7 @@ export class MemoryChangeLogs implements ChangeRetention {
     // Frozen: every follower is handed the same object.
     Object.freeze(event.data);
     log.entries.push({ sequence: ++this.sequence, at: Date.now(), event: Object.freeze(event) });
-    for (const wake of log.waiting) wake();
+    if (log.waiting !== undefined) for (const wake of log.waiting) wake();
   }
 
   /** Forgets a sandbox that is gone (purged): its followers' cursors now reset. */
@@ -82,8 +83,8 @@ export class MemoryChangeLogs implements ChangeRetention {
       },
       watch: (wake) => {
         const log = this.logOf(sandbox);
-        log.waiting.add(wake);
-        return () => void log.waiting.delete(wake);
+        (log.waiting ??= new Set()).add(wake);
+        return () => void log.waiting!.delete(wake);
       },
     };
   }

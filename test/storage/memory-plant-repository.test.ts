@@ -22,7 +22,10 @@ describe('memory storage: tag pages of a sandbox growing past its first plants a
         const repository = new MemoryPlantRepository().sandbox('grown');
         let largest = 0;
         const model = new Map<number, Plant>();
-        for (const { id, tag, remove } of steps) {
+        // Then shrunk to a few plants (tag trees emptied and dropped) and grown again.
+        const shrink = [...new Set(steps.map((each) => each.id))].filter((id) => id % 7 !== 0).map((id) => ({ id, tag: undefined, remove: true }));
+        const regrow = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, tag: TAGS[i % TAGS.length], remove: false }));
+        for (const { id, tag, remove } of [...steps, ...shrink, ...regrow]) {
           if (remove) expect(await repository.remove(id)).to.equal(model.delete(id));
           else {
             const plant: Plant = tag === undefined ? { id, name: `p${id}` } : { id, name: `p${id}`, tag };

@@ -104,7 +104,7 @@ describe('MongoDB change log', () => {
       // once the create was acknowledged, lands ahead.
       landed = async () => {
         await racingLog.insertOne({ _id: 'late-create', sb: 'default', at: stamps[15]! + 1, type: 'plant.created', data: { id: 500, name: 'late' } });
-        await racingLog.insertOne({ _id: 'then-delete', sb: 'default', at: Date.now() * 1000 + 1, type: 'plant.deleted', data: { id: 500 } });
+        await racingLog.insertOne({ _id: 'then-delete', sb: 'default', at: stamps[stamps.length - 1]! + 1000, type: 'plant.deleted', data: { id: 500 } });
       };
       pagesLeft = 2;
       const raced = changes(await reader.next(limit));
@@ -116,6 +116,44 @@ describe('MongoDB change log', () => {
       expect(order.filter((change) => change.startsWith('+'))).to.have.length(31);
       expect(new Set(order).size, 'each once').to.equal(order.length);
       expect(order).to.have.length(32);
+    }
+  });
+
+  it('a followed reader handed more late changes than its limit takes, gets the rest next, from the last it handed out', async () => {
+    let pagesLeft: number | undefined;
+    const at = Date.now() * 1000;
+    const change = (_id: string, stamp: number, type: 'plant.created' | 'plant.deleted', id: number) =>
+      ({ _id, sb: 'default', at: stamp, type, data: type === 'plant.created' ? { id, name: `p${id}` } : { id } }) as ChangeDocument;
+    const racingLog = new CollectionStandIn<ChangeDocument>({
+      gate: async (operation) => {
+        if (operation !== 'find' || pagesLeft === undefined || --pagesLeft > 0) return;
+        pagesLeft = undefined;
+        // Between the pages: plants 500 and 501's creates land behind, their deletes ahead.
+        for (const id of [500, 501]) await racingLog.insertOne(change(`late-${id}`, at - 10 + id - 500, 'plant.created', id));
+        for (const id of [500, 501]) await racingLog.insertOne(change(`then-${id}`, at + 10 + id - 500, 'plant.deleted', id));
+      },
+    });
+    log = racingLog;
+    // 30 changes stamped alike (servers whose clocks tie), so a read resuming at their `at` meets those it handed out again.
+    await racingLog.insertMany(Array.from({ length: 30 }, (_, i) => change(`e${String(i + 1).padStart(2, '0')}`, at, 'plant.created', i + 1)));
+    const repository = serverOn(racingLog, Date.now);
+    const { reader } = await open(repository.changes!, `m${(at - 1).toString(36)}.`);
+    // Followed: a read goes on from where the last one stopped, not over its whole window.
+    const unwatch = repository.changes!.watch(() => {});
+    try {
+      const first = changes(await reader.next(10));
+      expect(first).to.deep.equal(Array.from({ length: 10 }, (_, i) => `+${i + 1}`));
+      // The next read's first page holds the 10 handed out and 13 more; its second, the other 7
+      // and the two deletes: 22, its limit. The two creates found behind come first, and push
+      // the two deletes past the limit.
+      pagesLeft = 2;
+      const second = changes(await reader.next(22));
+      expect(pagesLeft, 'the changes landed between the pages').to.equal(undefined);
+      expect(second).to.deep.equal(['+500', '+501', ...Array.from({ length: 20 }, (_, i) => `+${i + 11}`)]);
+      expect(changes(await reader.next(22))).to.deep.equal(['-500', '-501']);
+      expect(await reader.next(22)).to.deep.equal([]);
+    } finally {
+      unwatch();
     }
   });
 

@@ -20,7 +20,7 @@ const toPlant = (id: number, stored: StoredPlant): Plant =>
   stored.tag === undefined ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
 
 /**
- * Up to this many plants a sandbox keeps no tree per tag: a tagged page walks its plants by
+ * Until it has held more than this many plants, a sandbox keeps no tree per tag: a tagged page walks its plants by
  * id (at most this many steps, a bound like the page's limit). A tree costs about 400 bytes
  * however few plants it holds, and a playground's many small sandboxes would hold one per tag
  * for a plant or two each: 10,000 sandboxes of 10 plants over 6 tags took 82 MB of heap with

@@ -1,5 +1,5 @@
 import sortedBtree from 'sorted-btree';
-import { checkedSandboxName, DEFAULT_SANDBOX, plantCreated, plantDeleted, sandboxFull, type AddLimits, type ChangeLog, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
+import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type ChangeLog, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MemoryChangeLogs } from './memory-change-log.js';
 import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
 import { MemorySandboxRegistry } from './memory-sandbox-registry.js';
@@ -100,7 +100,7 @@ export class MemoryPlantRepository implements PlantRepository {
     const stored = this.insert(plant);
     if (stored === undefined) return false;
     this.outbox.record(plantKey(plant.id, this.sandboxName), deliveries);
-    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plantCreated(toPlant(plant.id, stored), this.sandboxName));
+    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plant.id, stored);
     return true;
   }
 
@@ -125,7 +125,7 @@ export class MemoryPlantRepository implements PlantRepository {
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     if (!this.delete(id)) return false;
     this.outbox.record(plantKey(id, this.sandboxName), deliveries);
-    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plantDeleted(id, this.sandboxName));
+    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, id, undefined);
     return true;
   }
 

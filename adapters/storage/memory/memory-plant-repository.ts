@@ -20,11 +20,11 @@ const toPlant = (id: number, stored: StoredPlant): Plant =>
   stored.tag === undefined ? { id, name: stored.name } : { id, name: stored.name, tag: stored.tag };
 
 /**
- * Until it has held more than this many plants, a sandbox keeps no tree per tag: a tagged page walks its plants by
- * id (at most this many steps, a bound like the page's limit). A tree costs about 400 bytes
- * however few plants it holds, and a playground's many small sandboxes would hold one per tag
- * for a plant or two each: 10,000 sandboxes of 10 plants over 6 tags took 82 MB of heap with
- * them, 49 MB without.
+ * Until it has held more than this many plants, a sandbox keeps no tree per tag: a tagged
+ * page walks its plants by id (at most this many steps, a bound like the page's limit). A
+ * tree of a plant or two takes about 500 bytes (60,000 such trees: 30 MB of heap), and a
+ * playground's many small sandboxes would hold one per tag: 10,000 sandboxes of 10 plants
+ * over 6 tags took 82 MB of heap with them, 49 MB without.
  */
 const UNINDEXED_PLANTS = 32;
 
@@ -79,7 +79,7 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async page({ after = 0, limit, tags }: PageRequest): Promise<Plant[]> {
     if (tags === undefined) return rangeAfter(this.byId, after, limit);
-    if (this.byTag === undefined) return taggedAfter(this.byId, new Set(tags), after, limit);
+    if (this.byTag === undefined) return rangeAfter(this.byId, after, limit, new Set(tags));
     const byTag = this.byTag;
     // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
     const ranges = tags.flatMap((tag) => {
@@ -170,23 +170,13 @@ export class MemoryPlantRepository implements PlantRepository {
   }
 }
 
-function rangeAfter(tree: Tree, after: number, limit: number): Plant[] {
+/** The first `limit` plants after `after` in `tree`; with `tags`, only those with one of them (a small sandbox's walk). */
+function rangeAfter(tree: Tree, after: number, limit: number, tags?: ReadonlySet<string>): Plant[] {
   const plants: Plant[] = [];
   if (limit <= 0) return plants;
   // entries() starts at the first key >= its argument: O(log N), then one step per plant.
   for (const [id, stored] of tree.entries(after + 1)) {
-    plants.push(toPlant(id, stored));
-    if (plants.length === limit) break;
-  }
-  return plants;
-}
-
-/** The first `limit` plants after `after` with one of `tags`, walking every plant: for a sandbox of a few. */
-function taggedAfter(tree: Tree, tags: ReadonlySet<string>, after: number, limit: number): Plant[] {
-  const plants: Plant[] = [];
-  if (limit <= 0) return plants;
-  for (const [id, stored] of tree.entries(after + 1)) {
-    if (stored.tag === undefined || !tags.has(stored.tag)) continue;
+    if (tags !== undefined && (stored.tag === undefined || !tags.has(stored.tag))) continue;
     plants.push(toPlant(id, stored));
     if (plants.length === limit) break;
   }

@@ -165,8 +165,9 @@ export class MongoChangeReader implements ChangeReader {
    * The changes of the plants in `read` not seen yet and stamped no later than the last of it.
    * A scan moves along the log while copies land, so it can pass a plant's change that became
    * readable just behind it and then meet the plant's next change ahead: per plant, the first
-   * must come first. The plant's next change was written after the first was acknowledged,
-   * hence readable, so a query after the scan finds the first.
+   * must come first. A write copies its plant's pending changes into the log oldest first, so
+   * the next change is inserted only once the first is in the log: a query after the scan
+   * finds the first.
    */
   private async missedBefore(read: readonly ChangeDocument[]): Promise<ChangeDocument[]> {
     if (read.length === 0) return [];

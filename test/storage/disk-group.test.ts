@@ -98,14 +98,21 @@ describe('disk storage shared by the workers of a group', function () {
   it("writes through both workers get one sequence in commit order: a reader on either reads every change once, in that order, the other's included", async () => {
     const startA = await a.changes!.open(undefined);
     const startB = await b.changes!.open(undefined);
-    const writes: Promise<unknown>[] = [];
+    const adds: Promise<boolean>[] = [];
+    const removes: Promise<boolean>[] = [];
     for (let id = 1; id <= 200; id++) {
       const through = id % 3 === 0 ? b : a;
-      writes.push(through.add({ id, name: `plant ${id}` }));
-      // A delete of an earlier plant now and then, through the other worker.
-      if (id % 10 === 0) writes.push((through === a ? b : a).remove(id - 5));
+      adds.push(through.add({ id, name: `plant ${id}` }));
+      // A delete of an earlier plant now and then, through the other worker, once its create
+      // is acknowledged: each worker commits its own queue, so two writes in flight at once
+      // through different workers commit in either order (1 run in 30 had a delete first).
+      if (id % 10 === 0) {
+        const other = through === a ? b : a;
+        removes.push(adds[id - 6]!.then(() => other.remove(id - 5)));
+      }
     }
-    await Promise.all(writes);
+    expect(await Promise.all(adds)).to.not.include(false);
+    expect(await Promise.all(removes), 'every delete finds its plant').to.not.include(false);
     await laterTurn();
     const readAll = async (reader: { next(limit: number): Promise<PlantChange[]> }) => {
       const all: PlantChange[] = [];

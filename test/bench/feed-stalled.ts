@@ -87,7 +87,7 @@ export async function stalledRun(token: string, stalled: number): Promise<Stalle
       url: server.url,
       connections: STALLED.writers,
       amount: STALLED.changes,
-      ...authorized(server, token, workloads.W2.requests(server, new IdSource(FIRST_WRITE_ID))),
+      ...authorized(server, token, workloads.W2, new IdSource(FIRST_WRITE_ID)),
     });
     wroteAt = performance.now();
     const writeSeconds = (wroteAt - writing) / 1000;

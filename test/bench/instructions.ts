@@ -135,7 +135,7 @@ function send(contender: Contender, options: CountOptions, amount: number): Prom
     // Counted, a W1 request (a page of 100) can wait longer than autocannon's default 10 s
     // behind 49 others under callgrind, and a timed-out request fails the count.
     timeout: TIMEOUT_SECONDS,
-    ...authorized(contender, options.token, options.workload.requests(contender, options.ids)),
+    ...authorized(contender, options.token, options.workload, options.ids),
   });
 }
 

@@ -8,6 +8,8 @@ export interface Workload {
   readonly id: WorkloadId;
   readonly title: string;
   readonly requests: (contender: Contender, ids: IdSource) => autocannon.Request[];
+  /** Each connection gets requests made for it alone (`requests` called once a connection), not a copy of one set. */
+  readonly perConnection?: boolean;
 }
 
 /** Hands out plant ids no server has seen, across every run of one benchmark. */
@@ -15,6 +17,12 @@ export class IdSource {
   constructor(private next: number) {}
   take(): number {
     return this.next++;
+  }
+  /** The first of `count` ids in a row, all for the caller. */
+  takeRange(count: number): number {
+    const first = this.next;
+    this.next += count;
+    return first;
   }
 }
 
@@ -72,6 +80,25 @@ export const workloads: Record<WorkloadId, Workload> = {
   },
 };
 
+/** Ids a connection of `ownRangeCreates` may take in one run: far more than one makes (about 3,000 in 10 s). */
+const CONNECTION_ID_RANGE = 1_000_000;
+
+/**
+ * W2 as separate clients make it: each connection creates plants in an id range of its own,
+ * the same plants with and without sandboxes (a client of its own sandbox, or a visitor
+ * keeping clear of the others' ids in the one collection), where `workloads.W2` hands every
+ * connection the next id of one count (one insertion point without sandboxes, one a sandbox
+ * with them). The sandboxes section's W2.
+ */
+export function ownRangeCreates(): Workload {
+  return {
+    id: 'W2',
+    title: 'create plants, each connection in an id range of its own',
+    perConnection: true,
+    requests: (_c, ids) => [createRequest(new IdSource(ids.takeRange(CONNECTION_ID_RANGE)))],
+  };
+}
+
 /** A W1-like workload: pages of `limit` plants (the sandboxes section's small sandboxes). */
 export function listWorkload(limit: number): Workload {
   return { id: 'W1', title: `list ${limit} plants`, requests: (c) => [{ method: 'GET', path: c.listPath(limit) }] };
@@ -87,13 +114,15 @@ export function lookupWorkload(count: number): Workload {
  * The bearer token of an autocannon run: the contender's own, or the run's; a contender with
  * `connectionTokens` gets one per connection instead (connection i sends token i, round
  * robin), and one with `connectionIdOffsets` reads its own part of the plants on each
- * connection (see Contender), each connection with its own copy of the workload's requests.
+ * connection (see Contender), each connection with its own copy of the workload's requests
+ * (or, for a `perConnection` workload, requests made for it).
  */
-export function authorized(contender: Contender, token: string, requests: autocannon.Request[]): Pick<autocannon.Options, 'headers' | 'requests' | 'setupClient'> {
+export function authorized(contender: Contender, token: string, workload: Workload, ids: IdSource): Pick<autocannon.Options, 'headers' | 'requests' | 'setupClient'> {
   const headers = { authorization: `Bearer ${contender.token ?? token}` };
   const tokens = contender.connectionTokens ?? [];
   const offsets = contender.connectionIdOffsets ?? [];
-  if (tokens.length === 0 && offsets.length === 0) return { headers, requests };
+  const requests = workload.requests(contender, ids);
+  if (tokens.length === 0 && offsets.length === 0 && !workload.perConnection) return { headers, requests };
   let connection = 0;
   return {
     headers,
@@ -104,7 +133,8 @@ export function authorized(contender: Contender, token: string, requests: autoca
       const own = tokens.length === 0 ? {} : { authorization: `Bearer ${tokens[connection % tokens.length]}` };
       const offset = offsets.length === 0 ? 0 : offsets[connection % offsets.length]!;
       connection++;
-      client.setRequests(requests.map((request) => ({ ...request, path: shifted(request.path, offset), headers: { ...request.headers, ...own } })));
+      const mine = workload.perConnection ? workload.requests(contender, ids) : requests;
+      client.setRequests(mine.map((request) => ({ ...request, path: shifted(request.path, offset), headers: { ...request.headers, ...own } })));
     },
   };
 }
@@ -150,7 +180,7 @@ export async function runLoad(contender: Contender, workload: Workload, ids: IdS
     url: contender.urls === undefined ? contender.url : ([...contender.urls] as unknown as string),
     connections: options.connections,
     duration: options.seconds,
-    ...authorized(contender, options.token, workload.requests(contender, ids)),
+    ...authorized(contender, options.token, workload, ids),
   });
   const wall = (performance.now() - wallBefore) / 1000;
   const own = process.cpuUsage(ownBefore);

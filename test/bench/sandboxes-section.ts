@@ -8,6 +8,8 @@
  *   plants as the one with, 1,000 for each connection, and each connection reads its own
  *   thousand (connectionIdOffsets): every server reads as much data over a run, so the
  *   comparison is of sandboxes, not of a working set 50 times larger in the CPU's caches.
+ *   Likewise W2: each connection creates in an id range of its own (ownRangeCreates), so
+ *   every server writes the same plants in as many places, not one of them at one end.
  * - 10,000 sandboxes of 10 plants against one sandbox of 10 plants: pages and gets from one
  *   sandbox (the same in both servers), whose cost should not depend on how many
  *   sandboxes the storage holds.
@@ -16,7 +18,7 @@
  */
 import { join } from 'node:path';
 import { startPlantStore, type Contender, type Memory, type NodeContenderOptions } from './contenders.js';
-import { IdSource, listWorkload, lookupWorkload, workloads } from './load.js';
+import { IdSource, listWorkload, lookupWorkload, ownRangeCreates, workloads, type Workload } from './load.js';
 import { inWorkDirectory, interleave, progress, SEEDED_PLANTS, type SandboxStorage, type Series, type Settings } from './sections.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
@@ -96,10 +98,11 @@ async function onAgainstOff(settings: Settings, token: string, storageEnv: Stora
       }),
     );
     const ids = new IdSource(FIRST_WRITE_ID);
-    const run = (id: 'W1' | 'W2' | 'W3') => interleave(`sandboxes ${id}`, contenders, () => workloads[id], ids, settings, loadOf(settings, token));
+    const run = (id: 'W1' | 'W2' | 'W3', workload: Workload = workloads[id]) => interleave(`sandboxes ${id}`, contenders, () => workload, ids, settings, loadOf(settings, token));
     const W1 = await run('W1');
     const W3 = await run('W3');
-    const W2 = await run('W2');
+    // Each connection writes its own plants too (ownRangeCreates), and the off server gets them in as many id ranges.
+    const W2 = await run('W2', ownRangeCreates());
     return { W1, W2, W3 };
   } finally {
     for (const contender of contenders) await contender.stop();

@@ -83,8 +83,11 @@ export interface WorkloadComparison {
 }
 
 /**
- * Rounds A B C, A B C, … of one workload against servers that all stay up for the
- * workload, after one warm-up each that is not measured.
+ * Rounds A B C, B C A, C A B, … of one workload against servers that all stay up for the
+ * workload, after one warm-up each that is not measured. Each round starts one server later,
+ * so no server always runs right after the same other one (whose work after its run, a
+ * garbage collection say, shares the 2 cores with the next run): over as many rounds as
+ * servers, each runs in every place once.
  */
 export async function interleave(
   label: string,
@@ -106,7 +109,9 @@ export async function interleave(
     }
   }
   for (let round = 1; round <= settings.rounds; round++) {
-    for (const [index, contender] of contenders.entries()) {
+    for (let place = 0; place < contenders.length; place++) {
+      const index = (place + round - 1) % contenders.length;
+      const contender = contenders[index]!;
       const run = await runLoad(contender, workloadFor(contender), ids, load);
       series[index]!.runs.push(run);
       progress(`${label} round ${round}/${settings.rounds}, ${contender.name}: ${summary(run)}`);

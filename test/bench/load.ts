@@ -80,7 +80,7 @@ export const workloads: Record<WorkloadId, Workload> = {
   },
 };
 
-/** Ids a connection of `ownRangeCreates` may take in one run: far more than one makes (about 3,000 in 10 s). */
+/** Ids a connection of `ownRangeCreates` may take in one run: far more than one makes (a few thousand at most). */
 const CONNECTION_ID_RANGE = 1_000_000;
 
 /**
@@ -121,6 +121,7 @@ export function authorized(contender: Contender, token: string, workload: Worklo
   const headers = { authorization: `Bearer ${contender.token ?? token}` };
   const tokens = contender.connectionTokens ?? [];
   const offsets = contender.connectionIdOffsets ?? [];
+  // A perConnection workload's set is only where autocannon starts: each connection gets its own below.
   const requests = workload.requests(contender, ids);
   if (tokens.length === 0 && offsets.length === 0 && !workload.perConnection) return { headers, requests };
   let connection = 0;

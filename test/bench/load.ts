@@ -121,21 +121,20 @@ export function authorized(contender: Contender, token: string, workload: Worklo
   const headers = { authorization: `Bearer ${contender.token ?? token}` };
   const tokens = contender.connectionTokens ?? [];
   const offsets = contender.connectionIdOffsets ?? [];
-  // A perConnection workload's set is only where autocannon starts: each connection gets its own below.
-  const requests = workload.requests(contender, ids);
-  if (tokens.length === 0 && offsets.length === 0 && !workload.perConnection) return { headers, requests };
+  // One set for every connection, unless each makes its own (below).
+  const requests = workload.perConnection ? undefined : workload.requests(contender, ids);
+  if (tokens.length === 0 && offsets.length === 0 && requests !== undefined) return { headers, requests };
   let connection = 0;
   return {
     headers,
-    requests,
+    ...(requests !== undefined && { requests }),
     // Called once for each connection as autocannon opens them, before its first request;
     // a request's own headers win over the run's, so every request of this connection carries its token.
     setupClient: (client) => {
       const own = tokens.length === 0 ? {} : { authorization: `Bearer ${tokens[connection % tokens.length]}` };
       const offset = offsets.length === 0 ? 0 : offsets[connection % offsets.length]!;
       connection++;
-      const mine = workload.perConnection ? workload.requests(contender, ids) : requests;
-      client.setRequests(mine.map((request) => ({ ...request, path: shifted(request.path, offset), headers: { ...request.headers, ...own } })));
+      client.setRequests((requests ?? workload.requests(contender, ids)).map((request) => ({ ...request, path: shifted(request.path, offset), headers: { ...request.headers, ...own } })));
     },
   };
 }

@@ -28,7 +28,26 @@ export type ChangeMade = { readonly created: Plant } | { readonly deleted: numbe
 /** Records a write's changes, inside its transaction; see DiskChangeLog.writing. */
 export type RecordChange = (sandbox: string, change: ChangeMade) => void;
 
-type SandboxSequence = [sandbox: string, sequence: number];
+/** A change in the stretches index: its stretch, then its sandbox, then its number. */
+type StretchKey = [stretch: number, sandbox: string, sequence: number];
+/** A block in which a sandbox has changes, as its followers look for it. */
+type SandboxBlock = [sandbox: string, block: number];
+/** The same, as retention removes it once the block is pruned. */
+type BlockSandbox = [block: number, sandbox: string];
+
+/**
+ * Sequence numbers a stretch spans. A commit's changes have consecutive numbers, so they land
+ * in one stretch (two at a boundary), whose entries fill a few pages however many sandboxes
+ * write: small enough that a commit copies a few leaves, not one per sandbox.
+ */
+const STRETCH = 256;
+/** Sequence numbers a block spans (16 stretches): the unit in which a sandbox's presence is noted. */
+const BLOCK = 4096;
+const stretchOf = (sequence: number) => Math.floor(sequence / STRETCH);
+const blockOf = (sequence: number) => Math.floor(sequence / BLOCK);
+
+/** The database an earlier build kept a sandbox's changes in, keyed `[sandbox, sequence]`; moved once (adoptEarlierIndex). */
+const EARLIER_INDEX = 'sandbox-changes';
 
 /** How often a log other processes write to looks for their changes, while anyone follows. */
 const OTHERS_POLL_MS = 25;
@@ -37,12 +56,23 @@ const OTHERS_POLL_MS = 25;
 const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
 
 /**
- * The change logs of an environment, every sandbox's, in three databases: `changes` keyed by
- * sequence number (what retention walks, oldest first: `[sandbox, at]`), `sandbox-changes`
- * keyed `[sandbox, sequence]` (what a follower reads: one range per sandbox, whatever the
- * others hold) and `change-log` (the log's id, and per sandbox the highest sequence forgotten,
- * below which a cursor has missed changes). Each change is put in the same transaction as
- * the change itself: both or neither.
+ * The change logs of an environment, every sandbox's, in one transaction with the change
+ * itself (both or neither):
+ * - `changes`, keyed by sequence number: `[sandbox, at]`, what retention walks, oldest first,
+ *   and what the poll reads for other processes' changes;
+ * - `change-stretches`, keyed `[stretch, sandbox, sequence]`: the change, where a follower
+ *   reads it. A stretch is STRETCH consecutive numbers; within it a sandbox's changes are one
+ *   range. Why not `[sandbox, sequence]`: with 50 sandboxes writing at once, every commit
+ *   then copied one leaf per sandbox (LMDB copies each page a commit touches), which made a
+ *   create in a named sandbox cost a quarter more than in the default one
+ *   (docs/benchmarks.md, Sandboxes); a commit's changes now share a stretch, a few leaves;
+ * - `change-blocks`, keyed `[sandbox, block]` (and `change-block-sandboxes`, `[block, sandbox]`,
+ *   for retention): the blocks of BLOCK numbers in which a sandbox has changes, written with a
+ *   sandbox's first change in each block. A follower goes from block to block of its own, and
+ *   within one looks at each of its 16 stretches: a seek each, whatever the other sandboxes
+ *   wrote, so a read is O(limit + log N) with a constant of at most 16 seeks a block;
+ * - `change-log`: the log's id, and per sandbox the highest sequence forgotten, below which
+ *   a cursor has missed changes.
  *
  * A change's sequence number is the log's highest plus one, taken inside its transaction.
  * LMDB has one writer at a time, across every process of the environment, so numbers follow
@@ -56,7 +86,9 @@ const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
  */
 export class DiskChangeLog implements ChangeRetention {
   private readonly bySequence: Database<[string, number], number>;
-  private readonly bySandbox: Database<StoredChange, SandboxSequence>;
+  private readonly stretches: Database<StoredChange, StretchKey>;
+  private readonly blocks: Database<true, SandboxBlock>;
+  private readonly blockSandboxes: Database<true, BlockSandbox>;
   private readonly meta: Database<unknown, string>;
   private readonly logId: string;
   private readonly waiting = new SandboxWatchers(() => this.stopPolling());
@@ -74,8 +106,11 @@ export class DiskChangeLog implements ChangeRetention {
     private readonly othersWrite = false,
   ) {
     this.bySequence = root.openDB<[string, number], number>({ name: 'changes' });
-    this.bySandbox = root.openDB<StoredChange, SandboxSequence>({ name: 'sandbox-changes' });
+    this.stretches = root.openDB<StoredChange, StretchKey>({ name: 'change-stretches' });
+    this.blocks = root.openDB<true, SandboxBlock>({ name: 'change-blocks' });
+    this.blockSandboxes = root.openDB<true, BlockSandbox>({ name: 'change-block-sandboxes' });
     this.meta = root.openDB<unknown, string>({ name: 'change-log' });
+    this.adoptEarlierIndex();
     // Made once, with the directory's first write of it: a cursor of another directory (or
     // of a directory made anew) is told apart. In a transaction: workers start together.
     this.logId = this.meta.transactionSync(() => {
@@ -154,11 +189,17 @@ export class DiskChangeLog implements ChangeRetention {
     await this.write(() => this.root.transaction(() => {
       for (const { key, value } of old) {
         void this.bySequence.remove(key);
-        void this.bySandbox.remove([value[0], key]);
+        void this.stretches.remove([stretchOf(key), value[0], key]);
       }
       // Never below a purge's mark (forgetSandboxIn), which retention reaches only later.
       for (const [sandbox, sequence] of highest) void this.meta.put(`pruned/${sandbox}`, Math.max(sequence, this.forgottenThrough(sandbox)));
-      void this.meta.put('pruned', Math.max(old.at(-1)!.key, (this.meta.get('pruned') as number | undefined) ?? 0));
+      const pruned = Math.max(old.at(-1)!.key, (this.meta.get('pruned') as number | undefined) ?? 0);
+      void this.meta.put('pruned', pruned);
+      // The notes of the blocks now wholly pruned, up to `limit` a pass (the next goes on).
+      for (const key of this.blockSandboxes.getKeys({ end: [blockOf(pruned + 1), ''], limit })) {
+        void this.blockSandboxes.remove(key);
+        void this.blocks.remove([key[1], key[0]]);
+      }
     }));
     return old.length;
   }
@@ -192,7 +233,41 @@ export class DiskChangeLog implements ChangeRetention {
           ? { t: 'c', i: change.created.id, n: change.created.name, a: at }
           : { t: 'c', i: change.created.id, n: change.created.name, g: change.created.tag, a: at };
     void this.bySequence.put(sequence, [sandbox, at]);
-    void this.bySandbox.put([sandbox, sequence], stored);
+    void this.stretches.put([stretchOf(sequence), sandbox, sequence], stored);
+    // Once a sandbox and block (reads inside the transaction see its own writes): a busy
+    // sandbox's changes touch these leaves about once every BLOCK changes of the store.
+    const block = blockOf(sequence);
+    if (!this.blocks.doesExist([sandbox, block])) {
+      void this.blocks.put([sandbox, block], true);
+      void this.blockSandboxes.put([block, sandbox], true);
+    }
+  }
+
+  /**
+   * Moves the changes an earlier build kept in EARLIER_INDEX (`[sandbox, sequence]`) into the
+   * stretches, once, so that its cursors go on reading them, then drops that database.
+   * Workers start together: a later one moves nothing, or the same entries again.
+   */
+  private adoptEarlierIndex(): void {
+    // LMDB lists the named databases as the keys of its unnamed one.
+    const held = (): boolean => {
+      for (const name of this.root.getKeys({ start: EARLIER_INDEX, limit: 1 })) return name === EARLIER_INDEX;
+      return false;
+    };
+    if (!held()) return;
+    const earlier = this.root.openDB<StoredChange, [sandbox: string, sequence: number]>({ name: EARLIER_INDEX });
+    this.root.transactionSync(() => {
+      for (const { key, value } of earlier.getRange()) {
+        const [sandbox, sequence] = key;
+        void this.stretches.put([stretchOf(sequence), sandbox, sequence], value);
+        if (!this.blocks.doesExist([sandbox, blockOf(sequence)])) {
+          void this.blocks.put([sandbox, blockOf(sequence)], true);
+          void this.blockSandboxes.put([blockOf(sequence), sandbox], true);
+        }
+      }
+    });
+    // After: a crash between the two moves them again on the next start, to the same keys.
+    earlier.dropSync();
   }
 
   /**
@@ -262,8 +337,15 @@ export class DiskChangeLog implements ChangeRetention {
     this.waiting.wake(changed === 'all' ? this.waiting.sandboxes() : changed);
   }
 
+  /**
+   * Reads a sandbox's changes after `after`: block by block of its own (change-blocks), and in
+   * each block stretch by stretch, one range each. `looked` is how far every change of the
+   * sandbox has been read: past `last` once a read ends short of `limit`, since nothing of
+   * the sandbox lies between its last change and the log's newest then.
+   */
   private reader(sandbox: string, after: number): ChangeReader {
     let last = after;
+    let looked = after;
     const logId = this.logId;
     return {
       get position() {
@@ -272,13 +354,33 @@ export class DiskChangeLog implements ChangeRetention {
       next: async (limit) =>
         this.read(() => {
           const changes: PlantChange[] = [];
-          for (const { key, value } of this.bySandbox.getRange({ start: [sandbox, last + 1], end: [sandbox, LAST_SEQUENCE], limit })) {
-            changes.push({ cursor: sequenceCursor(logId, key[1]), event: eventOf(sandbox, value) });
-            last = key[1];
+          // In the same read as the ranges: no change above it is committed in what they see.
+          const newest = this.committedLast();
+          let from = looked + 1;
+          while (changes.length < limit && from <= newest) {
+            const block = this.nextBlock(sandbox, blockOf(from));
+            if (block === undefined || block * BLOCK > newest) break;
+            from = Math.max(from, block * BLOCK);
+            const blockEnd = Math.min((block + 1) * BLOCK - 1, newest);
+            while (changes.length < limit && from <= blockEnd) {
+              const stretch = stretchOf(from);
+              for (const { key, value } of this.stretches.getRange({ start: [stretch, sandbox, from], end: [stretch, sandbox, LAST_SEQUENCE], limit: limit - changes.length })) {
+                changes.push({ cursor: sequenceCursor(logId, key[2]), event: eventOf(sandbox, value) });
+                last = key[2];
+              }
+              from = (stretch + 1) * STRETCH;
+            }
           }
+          looked = changes.length >= limit ? last : Math.max(last, newest);
           return changes;
         }),
     };
+  }
+
+  /** The first block at or after `block` in which the sandbox has changes. */
+  private nextBlock(sandbox: string, block: number): number | undefined {
+    for (const key of this.blocks.getKeys({ start: [sandbox, block], end: [sandbox, LAST_SEQUENCE], limit: 1 })) return key[1];
+    return undefined;
   }
 }
 

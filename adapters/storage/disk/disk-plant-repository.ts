@@ -47,7 +47,7 @@ export interface DiskPlantRepositoryOptions {
 export const DATABASE_FILE_NAME = 'plants.lmdb';
 
 /**
- * Named databases a process may open in the environment (lmdb-js's default is 12; fourteen
+ * Named databases a process may open in the environment (lmdb-js's default is 12; sixteen
  * are used). A bound per open handle, not a property of the file: a release opening fewer
  * databases, 1.0 included, opens a directory holding more.
  */

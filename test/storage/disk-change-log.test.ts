@@ -9,7 +9,7 @@ import { tempDir, type TempDir } from '../support/temp-dir.js';
 /**
  * The disk change log's layout (adapters/storage/disk/disk-change-log.ts): a sandbox's changes
  * in stretches of 256 sequence numbers shared by every sandbox, found through the blocks of
- * 4,096 in which it has changes. These write more changes than a block holds, with one
+ * 1,024 in which it has changes. These write more changes than a block holds, with one
  * sandbox's few among another's many, so every read crosses stretches and blocks.
  */
 describe('disk change log: stretches and blocks', function () {
@@ -49,7 +49,7 @@ describe('disk change log: stretches and blocks', function () {
     const busy = repository.sandbox('busy');
     const start = await quiet.changes!.open(undefined);
     const busyStart = await busy.changes!.open(undefined);
-    // Sequence 1, then about 100, 4,200 (the next block) and 9,000 (two blocks on), and a delete.
+    // Sequence 1, then about 100, 4,200 and 9,000 (blocks 0, 4 and 8), and a delete.
     await quiet.add({ id: 1, name: 'first' });
     await creates(busy, 1, 100);
     await quiet.add({ id: 2, name: 'second', tag: 'fern' });
@@ -109,9 +109,9 @@ describe('disk change log: stretches and blocks', function () {
     try {
       const blocks = [...env.openDB<true, [string, number]>({ name: 'change-blocks' }).getKeys()];
       const byBlock = [...env.openDB<true, [number, string]>({ name: 'change-block-sandboxes' }).getKeys()];
-      // Sequences 1-9,001 pruned: blocks 0 and 1 (to 8,191) wholly; block 2 holds 9,002 still.
-      expect(blocks).to.deep.equal([['busy', 2], ['quiet', 2]]);
-      expect(byBlock).to.deep.equal([[2, 'busy'], [2, 'quiet']]);
+      // Sequences 1-9,001 pruned: blocks 0-7 (to 8,191) wholly; block 8 holds 9,002 still.
+      expect(blocks).to.deep.equal([['busy', 8], ['quiet', 8]]);
+      expect(byBlock).to.deep.equal([[8, 'busy'], [8, 'quiet']]);
       expect([...env.openDB({ name: 'change-stretches' }).getKeys()]).to.deep.equal([[35, 'quiet', 9_002]]);
     } finally {
       await env.close();

@@ -41,8 +41,15 @@ type BlockSandbox = [block: number, sandbox: string];
  * write: small enough that a commit copies a few leaves, not one per sandbox.
  */
 const STRETCH = 256;
-/** Sequence numbers a block spans (16 stretches): the unit in which a sandbox's presence is noted. */
-const BLOCK = 4096;
+/**
+ * Sequence numbers a block spans (4 stretches): the unit in which a sandbox's presence is
+ * noted. Finer costs writes (with 50 sandboxes writing at once, a note every 5 of their
+ * creates at 256), coarser costs reads (a follower a seek for each stretch of a block: at
+ * 4,096, 16); at 1,024 a sandbox among 50 busy ones notes once in about 20 creates, and a
+ * follower woken by one change after 2,000 of others reads it in 131 µs, against 106 µs
+ * with one range per sandbox (the earlier layout) and 139 µs at 4,096 (one probe).
+ */
+const BLOCK = 1024;
 const stretchOf = (sequence: number) => Math.floor(sequence / STRETCH);
 const blockOf = (sequence: number) => Math.floor(sequence / BLOCK);
 
@@ -69,8 +76,8 @@ const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
  * - `change-blocks`, keyed `[sandbox, block]` (and `change-block-sandboxes`, `[block, sandbox]`,
  *   for retention): the blocks of BLOCK numbers in which a sandbox has changes, written with a
  *   sandbox's first change in each block. A follower goes from block to block of its own, and
- *   within one looks at each of its 16 stretches: a seek each, whatever the other sandboxes
- *   wrote, so a read is O(limit + log N) with a constant of at most 16 seeks a block;
+ *   within one looks at each of its 4 stretches: a seek each, whatever the other sandboxes
+ *   wrote, so a read is O(limit + log N) with a constant of at most 5 seeks a block;
  * - `change-log`: the log's id, and per sandbox the highest sequence forgotten, below which
  *   a cursor has missed changes.
  *

@@ -4,7 +4,8 @@
  *   the default sandbox) and on (one static token per connection, each naming a sandbox of
  *   its own, every sandbox seeded with the same 1,000 plants), so that each request does
  *   the same work; and, to tell the two apart, a server with as many tokens all in the
- *   default sandbox. Interleaved, same workloads. The servers without sandboxes hold as many
+ *   default sandbox. Interleaved, same workloads, on three servers started afresh for each
+ *   round (see onAgainstOff). The servers without sandboxes hold as many
  *   plants as the one with, 1,000 for each connection, and each connection reads its own
  *   thousand (connectionIdOffsets): every server reads as much data over a run, so the
  *   comparison is of sandboxes, not of a working set 50 times larger in the CPU's caches.
@@ -14,7 +15,7 @@
  *   sandbox (the same in both servers), whose cost should not depend on how many
  *   sandboxes the storage holds.
  * Every server is on BENCH_SANDBOX_STORAGE (memory by default; disk: one temporary data
- * directory each), seeded at start-up through the embedded API (plant-store-server.ts).
+ * directory each, a round's its own), seeded at start-up through the embedded API (plant-store-server.ts).
  */
 import { join } from 'node:path';
 import { startPlantStore, type Contender, type Memory, type NodeContenderOptions } from './contenders.js';
@@ -72,41 +73,58 @@ async function measure(settings: Settings, token: string, workPath: string): Pro
 type StorageEnv = (dir: string) => Record<string, string>;
 const loadOf = (settings: Settings, token: string) => ({ seconds: settings.seconds, connections: settings.connections, token });
 
-/** W1, W3 then W2 (reads on the seeded plants alone, then creates) against off, as many tokens, and on. */
+/**
+ * W1, W3 then W2 (reads on the seeded plants alone, then creates) against off, as many
+ * tokens, and on: each round on three servers started afresh, the first of them a different
+ * one each round (started and measured in that order). One process a server for every round
+ * had put the server started first ahead: two identical servers without sandboxes read
+ * 0.89× and 0.96× of each other in two probes, the one started first the cheaper both times.
+ */
 async function onAgainstOff(settings: Settings, token: string, storageEnv: StorageEnv): Promise<SandboxesResult['versus']> {
   const perConnection = Array.from({ length: settings.connections }, (_, i) => i + 1);
-  const contenders: Contender[] = [];
-  try {
-    progress(
-      `sandboxes: starting this server (${settings.sandboxStorage}) with sandboxes off, with ${settings.connections} tokens (both ${settings.connections} × ${SEEDED_PLANTS} plants), and with ${settings.connections} sandboxes of ${SEEDED_PLANTS} plants`,
-    );
-    // One thousand plants a connection, connection i reading ids from i × 1,000 on.
-    const plants = SEEDED_PLANTS * settings.connections;
-    const connectionIdOffsets = perConnection.map((n) => (n - 1) * SEEDED_PLANTS);
-    contenders.push({ ...(await start({ name: SANDBOX_CONTENDERS.off, plants, token, env: storageEnv('off') })), connectionIdOffsets });
-    contenders.push({
-      ...(await start({ name: SANDBOX_CONTENDERS.tokens, plants, token, env: storageEnv('tokens'), sandboxes: { tokens: perConnection, inDefault: true } })),
+  // One thousand plants a connection, connection i reading ids from i × 1,000 on.
+  const plants = SEEDED_PLANTS * settings.connections;
+  const connectionIdOffsets = perConnection.map((n) => (n - 1) * SEEDED_PLANTS);
+  const starters = (round: number): (() => Promise<Contender>)[] => [
+    async () => ({ ...(await start({ name: SANDBOX_CONTENDERS.off, plants, token, env: storageEnv(`off-${round}`) })), connectionIdOffsets }),
+    async () => ({
+      ...(await start({ name: SANDBOX_CONTENDERS.tokens, plants, token, env: storageEnv(`tokens-${round}`), sandboxes: { tokens: perConnection, inDefault: true } })),
       connectionIdOffsets,
-    });
-    contenders.push(
-      await start({
+    }),
+    () =>
+      start({
         name: SANDBOX_CONTENDERS.on,
         plants: 0,
         token,
-        env: storageEnv('on'),
+        env: storageEnv(`on-${round}`),
         sandboxes: { seed: { from: 1, to: settings.connections, plants: SEEDED_PLANTS }, tokens: perConnection },
       }),
+  ];
+  const versus = { W1: [] as Series[], W2: [] as Series[], W3: [] as Series[] };
+  const ids = new IdSource(FIRST_WRITE_ID);
+  for (let round = 1; round <= settings.rounds; round++) {
+    progress(
+      `sandboxes: round ${round}/${settings.rounds}, starting this server (${settings.sandboxStorage}) with sandboxes off, with ${settings.connections} tokens (both ${settings.connections} × ${SEEDED_PLANTS} plants), and with ${settings.connections} sandboxes of ${SEEDED_PLANTS} plants`,
     );
-    const ids = new IdSource(FIRST_WRITE_ID);
-    const run = (id: 'W1' | 'W2' | 'W3', workload: Workload = workloads[id]) => interleave(`sandboxes ${id}`, contenders, () => workload, ids, settings, loadOf(settings, token));
-    const W1 = await run('W1');
-    const W3 = await run('W3');
-    // Each connection writes its own plants too (ownRangeCreates), and the off server gets them in as many id ranges.
-    const W2 = await run('W2', ownRangeCreates());
-    return { W1, W2, W3 };
-  } finally {
-    for (const contender of contenders) await contender.stop();
+    const contenders: Contender[] = [];
+    const starts = starters(round);
+    try {
+      for (let place = 0; place < starts.length; place++) contenders.push(await starts[(place + round - 1) % starts.length]!());
+      const run = (id: 'W1' | 'W2' | 'W3', workload: Workload = workloads[id]) =>
+        interleave(`sandboxes ${id} (servers of round ${round})`, contenders, () => workload, ids, { ...settings, rounds: 1 }, loadOf(settings, token));
+      // Each connection writes its own plants too (ownRangeCreates), and the off server gets them in as many id ranges.
+      const measured = { W1: await run('W1'), W3: await run('W3'), W2: await run('W2', ownRangeCreates()) };
+      for (const id of ['W1', 'W2', 'W3'] as const) {
+        for (const { contender, runs } of measured[id]) {
+          const series = versus[id].find((s) => s.contender === contender) ?? versus[id][versus[id].push({ contender, runs: [] }) - 1]!;
+          series.runs.push(...runs);
+        }
+      }
+    } finally {
+      for (const contender of contenders) await contender.stop();
+    }
   }
+  return versus;
 }
 
 /** A page and a get of one sandbox, on a storage holding it alone and one holding MANY.sandboxes. */

@@ -240,6 +240,11 @@ export class DiskChangeLog implements ChangeRetention {
           ? { t: 'c', i: change.created.id, n: change.created.name, a: at }
           : { t: 'c', i: change.created.id, n: change.created.name, g: change.created.tag, a: at };
     void this.bySequence.put(sequence, [sandbox, at]);
+    this.indexIn(sandbox, sequence, stored);
+  }
+
+  /** Inside a write transaction: the change where its sandbox's followers find it (its stretch, its block's note). */
+  private indexIn(sandbox: string, sequence: number, stored: StoredChange): void {
     void this.stretches.put([stretchOf(sequence), sandbox, sequence], stored);
     // Once a sandbox and block (reads inside the transaction see its own writes): a busy
     // sandbox's changes touch these leaves about once every BLOCK changes of the store.
@@ -264,14 +269,7 @@ export class DiskChangeLog implements ChangeRetention {
     if (!held()) return;
     const earlier = this.root.openDB<StoredChange, [sandbox: string, sequence: number]>({ name: EARLIER_INDEX });
     this.root.transactionSync(() => {
-      for (const { key, value } of earlier.getRange()) {
-        const [sandbox, sequence] = key;
-        void this.stretches.put([stretchOf(sequence), sandbox, sequence], value);
-        if (!this.blocks.doesExist([sandbox, blockOf(sequence)])) {
-          void this.blocks.put([sandbox, blockOf(sequence)], true);
-          void this.blockSandboxes.put([blockOf(sequence), sandbox], true);
-        }
-      }
+      for (const { key, value } of earlier.getRange()) this.indexIn(key[0], key[1], value);
     });
     // After: a crash between the two moves them again on the next start, to the same keys.
     earlier.dropSync();

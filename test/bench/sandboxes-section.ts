@@ -76,9 +76,9 @@ const loadOf = (settings: Settings, token: string) => ({ seconds: settings.secon
 /**
  * W1, W3 then W2 (reads on the seeded plants alone, then creates) against off, as many
  * tokens, and on: each round on three servers started afresh, the first of them a different
- * one each round (started and measured in that order). One process a server for every round
- * had put the server started first ahead: two identical servers without sandboxes read
- * 0.89× and 0.96× of each other in two probes, the one started first the cheaper both times.
+ * one each round (started and measured in that order). With one process a server for every
+ * round, one process's luck counted in every round: two identical servers without
+ * sandboxes read 0.89× and 0.96× of each other in two probes (docs/benchmarks.md).
  */
 async function onAgainstOff(settings: Settings, token: string, storageEnv: StorageEnv): Promise<SandboxesResult['versus']> {
   const perConnection = Array.from({ length: settings.connections }, (_, i) => i + 1);
@@ -100,7 +100,8 @@ async function onAgainstOff(settings: Settings, token: string, storageEnv: Stora
         sandboxes: { seed: { from: 1, to: settings.connections, plants: SEEDED_PLANTS }, tokens: perConnection },
       }),
   ];
-  const versus = { W1: [] as Series[], W2: [] as Series[], W3: [] as Series[] };
+  const seriesEach = (): Series[] => Object.values(SANDBOX_CONTENDERS).map((contender) => ({ contender, runs: [] }));
+  const versus = { W1: seriesEach(), W2: seriesEach(), W3: seriesEach() };
   const ids = new IdSource(FIRST_WRITE_ID);
   for (let round = 1; round <= settings.rounds; round++) {
     progress(
@@ -115,10 +116,7 @@ async function onAgainstOff(settings: Settings, token: string, storageEnv: Stora
       // Each connection writes its own plants too (ownRangeCreates), and the off server gets them in as many id ranges.
       const measured = { W1: await run('W1'), W3: await run('W3'), W2: await run('W2', ownRangeCreates()) };
       for (const id of ['W1', 'W2', 'W3'] as const) {
-        for (const { contender, runs } of measured[id]) {
-          const series = versus[id].find((s) => s.contender === contender) ?? versus[id][versus[id].push({ contender, runs: [] }) - 1]!;
-          series.runs.push(...runs);
-        }
+        for (const { contender, runs } of measured[id]) versus[id].find((series) => series.contender === contender)!.runs.push(...runs);
       }
     } finally {
       for (const contender of contenders) await contender.stop();

@@ -43,9 +43,9 @@ type BlockSandbox = [block: number, sandbox: string];
 const STRETCH = 256;
 /**
  * Sequence numbers a block spans (4 stretches): the unit in which a sandbox's presence is
- * noted. Finer costs writes (with 50 sandboxes writing at once, a note every 5 of their
- * creates at 256), coarser costs reads (a follower a seek for each stretch of a block: at
- * 4,096, 16); at 1,024 a sandbox among 50 busy ones notes once in about 20 creates, and a
+ * noted. Finer costs writes (with 50 sandboxes creating in turn, a note in every 5 of their
+ * creates at 256: 256 ÷ 50), coarser costs reads (a follower a seek for each stretch of a
+ * block: at 4,096, 16); at 1,024 a sandbox among 50 busy ones notes once in about 20, and a
  * follower woken by one change after 2,000 of others reads it in 131 µs, against 106 µs
  * with one range per sandbox (the earlier layout) and 139 µs at 4,096 (one probe).
  */
@@ -70,9 +70,9 @@ const LAST_SEQUENCE = Number.MAX_SAFE_INTEGER;
  * - `change-stretches`, keyed `[stretch, sandbox, sequence]`: the change, where a follower
  *   reads it. A stretch is STRETCH consecutive numbers; within it a sandbox's changes are one
  *   range. Why not `[sandbox, sequence]`: with 50 sandboxes writing at once, every commit
- *   then copied one leaf per sandbox (LMDB copies each page a commit touches), which made a
- *   create in a named sandbox cost a quarter more than in the default one
- *   (docs/benchmarks.md, Sandboxes); a commit's changes now share a stretch, a few leaves;
+ *   then copied one leaf per sandbox (LMDB copies each page a commit touches), with which a
+ *   create in a named sandbox took 0.71–0.77× of the default one's server CPU-seconds in
+ *   probes (docs/benchmarks.md, Sandboxes); a commit's changes now share a stretch, a few leaves;
  * - `change-blocks`, keyed `[sandbox, block]` (and `change-block-sandboxes`, `[block, sandbox]`,
  *   for retention): the blocks of BLOCK numbers in which a sandbox has changes, written with a
  *   sandbox's first change in each block. A follower goes from block to block of its own, and

@@ -10,7 +10,7 @@
  * not, so a ratio here is no CPU-second ratio.
  *
  *   apt-get install valgrind            (the tests do not need it)
- *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W1|W2|W3|W4] [warm] [count]
+ *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W1|W2|W2own|W3|W4] [warm] [count]
  *   node dist/test/bench/instructions.js dist,dist@BENCH_TOKENS=50,dist@BENCH_SANDBOXES=50 W3
  *     (sandboxes off; 50 tokens, one per connection; 50 sandboxes, one per connection)
  *
@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
 import { LOOPBACK, type Contender } from './contenders.js';
-import { authorized, IdSource, workloads, type WorkloadId } from './load.js';
+import { authorized, IdSource, ownRangeCreates, workloads, type Workload, type WorkloadId } from './load.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
 interface Count {
@@ -42,8 +42,10 @@ const compilerFunction = /v8::internal::(compiler|turboshaft|maglev)::/;
 
 async function main(): Promise<void> {
   const [builds, id = 'W3', warm = '20000', count = '4000'] = process.argv.slice(2);
-  if (builds === undefined) throw new Error('usage: instructions.js <build>,<build>… [W1|W2|W3|W4] [warm-up requests] [counted requests]');
-  const workload = workloads[id as WorkloadId];
+  if (builds === undefined) throw new Error('usage: instructions.js <build>,<build>… [W1|W2|W2own|W3|W4] [warm-up requests] [counted requests]');
+  // W2own: W2 as the sandboxes section makes it, each connection creating in an id range of
+  // its own (without it, sandboxes off write at one end of the plants, on in 50 places).
+  const workload = id === 'W2own' ? ownRangeCreates() : workloads[id as WorkloadId];
   if (workload === undefined) throw new Error(`no workload ${id}`);
   const token = randomBytes(32).toString('base64url');
   const ids = new IdSource(FIRST_WRITE_ID);
@@ -70,7 +72,7 @@ interface CountOptions {
   readonly dir: string;
   readonly token: string;
   readonly ids: IdSource;
-  readonly workload: (typeof workloads)[WorkloadId];
+  readonly workload: Workload;
   readonly warm: number;
   readonly count: number;
 }

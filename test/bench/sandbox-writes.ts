@@ -5,7 +5,8 @@
  * one plant at a time each, as W2's connections do, after a seed of 1,000 plants a writer
  * (one bulk transaction each). CPU time is the child's own, over the creates only.
  * - `off`: the default sandbox; seeds 1…50,000, writer i creating from FIRST_WRITE_ID + i
- *   million (the sandboxes section's servers without sandboxes, as it seeds and writes them);
+ *   million (the ids the sandboxes section's servers without sandboxes hold and write,
+ *   though it seeds them one create at a time);
  * - `beside`: the default sandbox; writer i's thousand sit just below its own range, so its
  *   creates, like a sandbox's, start next to plants of its own (with `off` all 50 ranges
  *   start in the same empty stretch of keys, sharing leaves until they grow apart);

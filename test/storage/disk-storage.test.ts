@@ -280,6 +280,51 @@ describe('disk storage specifics', () => {
       }
     });
 
+    it("an earlier build's tag index (sandbox first) is moved, tag first, at the next open", async () => {
+      // A long tag with a control character is keyed in its escaped form (tag-key.ts).
+      const long = `${'t'.repeat(70)}\u0001`;
+      const plantsWithLong = (sandbox: string): Plant[] => [...plantsOf(sandbox), { id: 7, name: `${sandbox} 7`, tag: long }];
+      let repository = openRepository();
+      for (const name of names) await repository.sandbox(name).addMany!(plantsWithLong(name));
+      await repository.close();
+      // The directory as the earlier build left it: `sandbox-plants-by-tag`, keyed [sandbox, …tag, id].
+      const path = join(directory, DATABASE_FILE_NAME);
+      let root = openLmdb({ path, maxDbs: 32 });
+      try {
+        const current = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-tags' });
+        const earlier = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-plants-by-tag' });
+        const entries = [...current.getRange()];
+        expect(entries).to.have.length(names.length * plantsWithLong('a').filter((plant) => plant.tag !== undefined).length);
+        root.transactionSync(() => {
+          for (const { key, value } of entries) {
+            const sandbox = key[key.length - 2] as string;
+            void earlier.put([sandbox, ...key.slice(0, -2), key[key.length - 1]!], value);
+          }
+        });
+        current.dropSync();
+      } finally {
+        await root.close();
+      }
+      repository = openRepository();
+      for (const name of names) {
+        const mine = plantsWithLong(name);
+        for (const tag of [...tags, long]) {
+          if (tag === undefined) continue;
+          expect(await walk(repository.sandbox(name), { tags: [tag] }), `${name} ${JSON.stringify(tag)}`).to.deep.equal(mine.filter((plant) => plant.tag === tag));
+        }
+      }
+      // A removal finds the moved entry: the tag's page no longer holds the plant.
+      expect(await repository.sandbox('a').remove(7)).to.equal(true);
+      expect(await repository.sandbox('a').page({ limit: 10, tags: [long] })).to.deep.equal([]);
+      await repository.close();
+      root = openLmdb({ path, maxDbs: 32, readOnly: true });
+      try {
+        expect([...root.getKeys()].map(String)).to.include('sandbox-tags').and.not.include('sandbox-plants-by-tag');
+      } finally {
+        await root.close();
+      }
+    });
+
     it('sandbox() answers the repository itself for "default", the same view for the same name, and refuses names outside the rule', () => {
       const repository = openRepository();
       expect(repository.sandbox('default')).to.equal(repository);

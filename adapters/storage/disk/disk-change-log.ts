@@ -12,6 +12,7 @@ import {
 } from '../../../core/index.js';
 import { SandboxWatchers } from '../sandbox-watchers.js';
 import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
+import { adoptEarlierDatabase } from './earlier-database.js';
 
 /** A change as kept: created (with the plant's fields) or deleted, and when (ms since the epoch). */
 interface StoredChange {
@@ -257,22 +258,10 @@ export class DiskChangeLog implements ChangeRetention {
 
   /**
    * Moves the changes an earlier build kept in EARLIER_INDEX (`[sandbox, sequence]`) into the
-   * stretches, once, so that its cursors go on reading them, then drops that database.
-   * Workers start together: a later one moves nothing, or the same entries again.
+   * stretches, once, so that its cursors go on reading them.
    */
   private adoptEarlierIndex(): void {
-    // LMDB lists the named databases as the keys of its unnamed one.
-    const held = (): boolean => {
-      for (const name of this.root.getKeys({ start: EARLIER_INDEX, limit: 1 })) return name === EARLIER_INDEX;
-      return false;
-    };
-    if (!held()) return;
-    const earlier = this.root.openDB<StoredChange, [sandbox: string, sequence: number]>({ name: EARLIER_INDEX });
-    this.root.transactionSync(() => {
-      for (const { key, value } of earlier.getRange()) this.indexIn(key[0], key[1], value);
-    });
-    // After: a crash between the two moves them again on the next start, to the same keys.
-    earlier.dropSync();
+    adoptEarlierDatabase<StoredChange, [sandbox: string, sequence: number]>(this.root, EARLIER_INDEX, (key, value) => this.indexIn(key[0], key[1], value));
   }
 
   /**

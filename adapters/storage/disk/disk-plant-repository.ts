@@ -18,7 +18,7 @@ import { DiskChangeLog, type RecordChange } from './disk-change-log.js';
 import { DiskDeliveryOutbox, type PlantKey } from './disk-delivery-outbox.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { reading, writing } from './disk-errors.js';
-import { DiskSandbox, type SandboxHost, type SandboxPlantKey, type SandboxTagKey } from './disk-sandbox.js';
+import { adoptEarlierTagIndex, DiskSandbox, SANDBOX_TAGS, type SandboxHost, type SandboxPlantKey, type SandboxTagKey } from './disk-sandbox.js';
 import { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
@@ -153,7 +153,9 @@ export class DiskPlantRepository implements PlantRepository {
     this.sandboxPlants = root.openDB<StoredPlant, SandboxPlantKey>({ name: 'sandbox-plants', sharedStructuresKey: Symbol.for('structures') }) as
       | Database<StoredPlant, SandboxPlantKey>
       | undefined;
-    this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: 'sandbox-plants-by-tag' }) as Database<string, SandboxTagKey> | undefined;
+    this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: SANDBOX_TAGS }) as Database<string, SandboxTagKey> | undefined;
+    // A reader (an export) leaves an earlier build's index where it is, and reads no tagged page.
+    if (lock !== 'reader' && this.sandboxByTag !== undefined) adoptEarlierTagIndex(root, this.sandboxByTag);
     this.sandboxCounts = root.openDB<number, string>({ name: 'sandbox-plant-counts' }) as Database<number, string> | undefined;
     const othersWrite = lock === 'group';
     this.outbox = new DiskDeliveryOutbox(root, () => this.closed, timeoutMS, othersWrite);

@@ -1,5 +1,5 @@
 /**
- * How the tag indexes (`plants-by-tag`, `sandbox-plants-by-tag`) key a tag. lmdb-js's key
+ * How the tag indexes (`plants-by-tag`, `sandbox-tags`) key a tag. lmdb-js's key
  * encoding (ordered-binary) writes a string of 64 UTF-16 units or more as raw UTF-8, where
  * U+0000 to U+0004 are its own separators and escapes: such a tag inside an array key reads
  * back as other elements (an id of `null`, of a string), and its plants went missing from

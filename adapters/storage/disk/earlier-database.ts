@@ -2,18 +2,20 @@ import type { Key, RootDatabase } from 'lmdb';
 
 /**
  * Moves what an earlier development build kept in the database `name` into today's layout,
- * once: `move` runs on each of its entries in one transaction, then the database is
- * dropped. A crash between the two moves the same entries again at the next start, to the
- * same keys. Workers start together: a later one finds nothing to move, or moves the same
- * entries again.
+ * once: `move` runs on each of its entries, and the database is dropped, in one write
+ * transaction (all or nothing, should the process die). Workers start together: LMDB has one
+ * writer at a time, and the database is looked for again inside the transaction, so one of
+ * them moves it and the others find it gone.
  */
 export function adoptEarlierDatabase<V, K extends Key>(root: RootDatabase, name: string, move: (key: K, value: V) => void): void {
+  // Nearly every start has nothing to move: it takes no write lock to find that out.
   if (!holds(root, name)) return;
-  const earlier = root.openDB<V, K>({ name });
   root.transactionSync(() => {
+    if (!holds(root, name)) return;
+    const earlier = root.openDB<V, K>({ name });
     for (const { key, value } of earlier.getRange()) move(key, value);
+    earlier.dropSync();
   });
-  earlier.dropSync();
 }
 
 /** Whether the environment holds the named database (LMDB lists them as the keys of its unnamed one). */

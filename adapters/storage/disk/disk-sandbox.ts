@@ -120,11 +120,11 @@ export class DiskSandbox implements PlantRepository {
         return page;
       }
       // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
-      const ranges = [...new Set(tags)].map((tag) => {
-        return byTag
+      const ranges = [...new Set(tags)].map((tag) =>
+        byTag
           .getRange({ start: tagKey(tag, name, after + 1), end: tagKey(tag, name, MAX_PLANT_ID + 1), limit })
-          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag }));
-      });
+          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag })),
+      );
       return mergeById(ranges, limit);
     });
   }

@@ -4,11 +4,13 @@
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 
 const [directory = ''] = process.argv.slice(2);
+let said: string;
 try {
   const repository = DiskPlantRepository.open(directory, { groupWorker: true });
   await repository.close();
-  process.send!('opened');
+  said = 'opened';
 } catch (error) {
-  process.send!(error instanceof Error ? error.message : String(error));
+  said = error instanceof Error ? error.message : String(error);
 }
-process.disconnect();
+// Once the message is handed over: then the channel, the process's last handle, closes.
+process.send!(said, () => process.disconnect());

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { open as openLmdb } from 'lmdb';
 import { DataDirLock } from '../../adapters/storage/disk/data-dir-lock.js';
-import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
+import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import type { Plant } from '../../core/index.js';
+import { rewriteAsEarlierTagIndex } from '../support/earlier-tag-index.js';
 import { projectRoot } from '../support/project-root.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -22,22 +22,12 @@ const SANDBOXES = ['a', 'b', 'c'];
 const TAGS = ['fern', 'herb'];
 const plantsOf = (sandbox: string): Plant[] => Array.from({ length: 2_000 }, (_, i) => ({ id: i + 1, name: `${sandbox} ${i + 1}`, tag: TAGS[i % TAGS.length]! }));
 
-/** A data directory as the earlier build left it: the named sandboxes' tag index sandbox first, in `sandbox-plants-by-tag`. */
+/** A data directory as the earlier build left it: the named sandboxes' tag index sandbox first. */
 async function earlierBuildDirectory(directory: string): Promise<void> {
   const repository = DiskPlantRepository.open(directory);
   for (const sandbox of SANDBOXES) await repository.sandbox(sandbox).addMany!(plantsOf(sandbox));
   await repository.close();
-  const root = openLmdb({ path: join(directory, DATABASE_FILE_NAME), maxDbs: 32 });
-  try {
-    const current = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-tags' });
-    const earlier = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-plants-by-tag' });
-    root.transactionSync(() => {
-      for (const { key, value } of current.getRange()) void earlier.put([key[1]!, key[0]!, key[2]!], value);
-      current.dropSync();
-    });
-  } finally {
-    await root.close();
-  }
+  await rewriteAsEarlierTagIndex(directory);
 }
 
 describe("disk storage: a server group's workers opening an earlier build's directory together", function () {
@@ -53,8 +43,9 @@ describe("disk storage: a server group's workers opening an earlier build's dire
         said = await Promise.all(
           Array.from({ length: WORKERS }, async () => {
             const child = fork(opener, [directory.path], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+            const exited = once(child, 'exit');
             const [message] = (await once(child, 'message')) as [unknown];
-            if (child.exitCode === null) await once(child, 'exit');
+            await exited;
             return message;
           }),
         );

@@ -9,6 +9,7 @@ import { open as openLmdb } from 'lmdb';
 import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { ErrorCode, MAX_PLANT_ID, type Plant, type PlantRepository } from '../../core/index.js';
 import { expectStoreError } from '../support/expect-error.js';
+import { rewriteAsEarlierTagIndex } from '../support/earlier-tag-index.js';
 import { projectRoot } from '../support/project-root.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -287,24 +288,8 @@ describe('disk storage specifics', () => {
       let repository = openRepository();
       for (const name of names) await repository.sandbox(name).addMany!(plantsWithLong(name));
       await repository.close();
-      // The directory as the earlier build left it: `sandbox-plants-by-tag`, keyed [sandbox, …tag, id].
-      const path = join(directory, DATABASE_FILE_NAME);
-      let root = openLmdb({ path, maxDbs: 32 });
-      try {
-        const current = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-tags' });
-        const earlier = root.openDB<string, (string | number | boolean)[]>({ name: 'sandbox-plants-by-tag' });
-        const entries = [...current.getRange()];
-        expect(entries).to.have.length(names.length * plantsWithLong('a').filter((plant) => plant.tag !== undefined).length);
-        root.transactionSync(() => {
-          for (const { key, value } of entries) {
-            const sandbox = key[key.length - 2] as string;
-            void earlier.put([sandbox, ...key.slice(0, -2), key[key.length - 1]!], value);
-          }
-        });
-        current.dropSync();
-      } finally {
-        await root.close();
-      }
+      // The directory as the earlier build left it.
+      expect(await rewriteAsEarlierTagIndex(directory)).to.equal(names.length * plantsWithLong('a').filter((plant) => plant.tag !== undefined).length);
       repository = openRepository();
       for (const name of names) {
         const mine = plantsWithLong(name);
@@ -317,7 +302,7 @@ describe('disk storage specifics', () => {
       expect(await repository.sandbox('a').remove(7)).to.equal(true);
       expect(await repository.sandbox('a').page({ limit: 10, tags: [long] })).to.deep.equal([]);
       await repository.close();
-      root = openLmdb({ path, maxDbs: 32, readOnly: true });
+      const root = openLmdb({ path: join(directory, DATABASE_FILE_NAME), maxDbs: 32, readOnly: true });
       try {
         expect([...root.getKeys()].map(String)).to.include('sandbox-tags').and.not.include('sandbox-plants-by-tag');
       } finally {

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const [builds, list = 'W1,W2,W3', seconds = '3', rounds = '10'] = process.argv.slice(2);
   if (builds === undefined) throw new Error('usage: ab.js <dist directory>[@KEY=VALUE …],<dist directory>… [W1,W2,W3] [seconds] [rounds]');
   const token = randomBytes(32).toString('base64url');
-  const settings: Settings = { seconds: Number(seconds), rounds: Number(rounds), warmupSeconds: 2, connections: 50, sizes: [SEEDED_PLANTS], sections: new Set(), sandboxStorage: 'memory', workersRounds: Number(rounds) };
+  const settings: Settings = { seconds: Number(seconds), rounds: Number(rounds), warmupSeconds: 2, connections: 50, sizes: [SEEDED_PLANTS], sections: new Set(), sandboxStorage: 'memory', workersRounds: Number(rounds), sandboxRounds: Number(rounds) };
   const contenders: Contender[] = [];
   try {
     for (const [index, build] of builds.split(',').entries()) contenders.push(await startBuild(build, index, token));

@@ -9,6 +9,7 @@
  *   BENCH_SECTIONS=compare,breakdown,scaling,mongodb,access,disk,webhooks,sandboxes,feed,workers   (any subset; disk alone: BENCH_SECTIONS=disk)
  *   BENCH_SANDBOX_STORAGE=memory|disk        (the sandboxes section's storage; default memory)
  *   BENCH_WORKERS_ROUNDS=5                   (the workers section's rounds; default BENCH_ROUNDS)
+ *   BENCH_SANDBOX_ROUNDS=9                   (the sandboxes section's rounds of servers on against off; default 3 × BENCH_ROUNDS)
  *   BENCH_MONGODB_CHANGE_LOG=on|off          (the MongoDB section's server keeps the change log; default on)
  *   BENCH_SIZES=1000,100000,1000000          BENCH_CONNECTIONS=50
  *   BENCH_OUTPUT=some/other.md               (default BENCHMARKS.md)
@@ -25,7 +26,7 @@ import { accessSection } from './access-section.js';
 import { breakdownSection } from './breakdown-section.js';
 import { diskSection } from './disk-section.js';
 import { webhooksSection } from './webhooks-section.js';
-import { sandboxesSection } from './sandboxes-section.js';
+import { SANDBOX_ROUNDS_PER_ROUND, sandboxesSection } from './sandboxes-section.js';
 import { feedSection } from './feed-section.js';
 import { workersSection } from './workers-section.js';
 import { clockTicksPerSecond } from './process-cpu.js';
@@ -62,6 +63,7 @@ function readSettings(): Settings {
     sections: new Set(sections as SectionName[]),
     sandboxStorage,
     workersRounds: numberFrom('BENCH_WORKERS_ROUNDS', rounds, 1, 50),
+    sandboxRounds: numberFrom('BENCH_SANDBOX_ROUNDS', SANDBOX_ROUNDS_PER_ROUND * rounds, 1, 150),
   };
 }
 
@@ -70,6 +72,7 @@ function isDefault(settings: Settings): boolean {
     settings.seconds === DEFAULTS.seconds &&
     settings.rounds === DEFAULTS.rounds &&
     settings.workersRounds >= DEFAULTS.rounds &&
+    settings.sandboxRounds >= SANDBOX_ROUNDS_PER_ROUND * DEFAULTS.rounds &&
     settings.warmupSeconds === DEFAULTS.warmupSeconds &&
     settings.connections === DEFAULTS.connections &&
     settings.sizes.join() === DEFAULTS.sizes.join() &&

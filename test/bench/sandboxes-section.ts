@@ -29,6 +29,15 @@ export const SANDBOX_CONTENDERS = {
   on: 'sandboxes on',
 } as const;
 
+/**
+ * The on-against-off servers get three rounds for each of the run's (9 by default), each on
+ * servers of its own. A round's ratio is two processes' luck as much as sandboxes: on memory,
+ * W2's on-against-off ratios of 17 rounds on fresh servers spread from 0.88× to 1.20×
+ * (median 1.02×), so the median of 3 rounds could not tell 0.95× from 1.0× (it read 0.89–0.97×
+ * over several runs). A median's spread narrows with the square root of the rounds (docs/benchmarks.md).
+ */
+export const SANDBOX_ROUNDS_PER_ROUND = 3;
+
 /** The many-sandboxes comparison: how many, how big, and which one is asked. */
 export const MANY = { sandboxes: 10_000, plants: 10, asked: 5_000 } as const;
 export const MANY_CONTENDERS = {
@@ -41,6 +50,8 @@ export interface SandboxesResult {
   readonly storage: string;
   /** Sandboxes (and tokens) of the "on" server: one per connection. */
   readonly sandboxes: number;
+  /** Rounds of the on-against-off servers, each on servers of its own. */
+  readonly rounds: number;
   readonly versus: { readonly W1: Series[]; readonly W2: Series[]; readonly W3: Series[] };
   readonly many: {
     readonly W1: Series[];
@@ -67,7 +78,7 @@ async function measure(settings: Settings, token: string, workPath: string): Pro
   const storageEnv = (dir: string) => storageVariables(settings.sandboxStorage, join(workPath, dir));
   const versus = await onAgainstOff(settings, token, storageEnv);
   const { storage, ...many } = await manyAgainstOne(settings, token, storageEnv);
-  return { storage, sandboxes: settings.connections, versus, many };
+  return { storage, sandboxes: settings.connections, rounds: settings.sandboxRounds, versus, many };
 }
 
 type StorageEnv = (dir: string) => Record<string, string>;
@@ -103,9 +114,9 @@ async function onAgainstOff(settings: Settings, token: string, storageEnv: Stora
   const seriesEach = (): Series[] => Object.values(SANDBOX_CONTENDERS).map((contender) => ({ contender, runs: [] }));
   const versus = { W1: seriesEach(), W2: seriesEach(), W3: seriesEach() };
   const ids = new IdSource(FIRST_WRITE_ID);
-  for (let round = 1; round <= settings.rounds; round++) {
+  for (let round = 1; round <= settings.sandboxRounds; round++) {
     progress(
-      `sandboxes: round ${round}/${settings.rounds}, starting this server (${settings.sandboxStorage}) with sandboxes off, with ${settings.connections} tokens (both ${settings.connections} × ${SEEDED_PLANTS} plants), and with ${settings.connections} sandboxes of ${SEEDED_PLANTS} plants`,
+      `sandboxes: round ${round}/${settings.sandboxRounds}, starting this server (${settings.sandboxStorage}) with sandboxes off, with ${settings.connections} tokens (both ${settings.connections} × ${SEEDED_PLANTS} plants), and with ${settings.connections} sandboxes of ${SEEDED_PLANTS} plants`,
     );
     const contenders: Contender[] = [];
     const starts = starters(round);

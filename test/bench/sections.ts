@@ -22,6 +22,8 @@ export interface Settings {
   readonly sandboxStorage: SandboxStorage;
   /** Measured rounds of the workers section (BENCH_WORKERS_ROUNDS; `rounds` unless set). */
   readonly workersRounds: number;
+  /** Rounds of the sandboxes section's on-against-off servers, each round on servers of its own (BENCH_SANDBOX_ROUNDS; three times `rounds` unless set). */
+  readonly sandboxRounds: number;
 }
 
 export type SectionName = 'compare' | 'breakdown' | 'scaling' | 'mongodb' | 'access' | 'disk' | 'webhooks' | 'sandboxes' | 'feed' | 'workers';

@@ -31,10 +31,8 @@ export const SANDBOX_CONTENDERS = {
 
 /**
  * The on-against-off servers get three rounds for each of the run's (9 by default), each on
- * servers of its own. A round's ratio is two processes' luck as much as sandboxes: on memory,
- * W2's on-against-off ratios of 17 rounds on fresh servers spread from 0.88× to 1.20×
- * (median 1.02×), so the median of 3 rounds could not tell 0.95× from 1.0× (it read 0.89–0.97×
- * over several runs). A median's spread narrows with the square root of the rounds (docs/benchmarks.md).
+ * servers of its own: a round's ratio is two processes' luck as much as sandboxes, too noisy
+ * for a median of three to tell 0.95× from 1.0× (docs/benchmarks.md, Sandboxes, "Nine rounds").
  */
 export const SANDBOX_ROUNDS_PER_ROUND = 3;
 

@@ -81,10 +81,8 @@ export interface SandboxHost {
  * (`[tag, id]`), so a sandbox's plants of one tag are one range there too. Tag first, not
  * sandbox first: a commit's creates of one tag in many sandboxes then share that tag's
  * leaves and branch pages, as the default sandbox's do, instead of touching branch pages
- * all over the index (LMDB copies each page a commit touches). Creates of one tag in 50
- * sandboxes (test/bench/sandbox-writes.ts): 2.70 against 2.91 pages written a create, and
- * 37.8 against 39.9 µs of CPU, medians of 16 runs in pairs (tag first the cheaper in 13;
- * 10 pairs before read 40.9 µs for both). Each range is one cursor seek and at most
+ * all over the index (LMDB copies each page a commit touches; measured in
+ * docs/benchmarks.md, Sandboxes, "Tag first"). Each range is one cursor seek and at most
  * `limit` steps: O(limit + log N), whatever the other sandboxes hold.
  *
  * Quotas: every write of a sandbox's plants reads and writes its count inside its own

@@ -2,9 +2,9 @@
  * "This server" for the benchmarks: started through the library exactly as the
  * `plant-store` command starts it (composition/cli.ts) — configuration read from the same
  * variables, the pino logger at the configured level writing JSON lines to standard
- * output, buildServer — then preloaded with the seed plants through the
- * store's own create. The runner sets PLANT_STORE_RATE_LIMIT=off and leaves everything
- * else as shipped. Reports its port, and its memory after a forced GC, over IPC.
+ * output, buildServer — then preloaded with the seed plants through the store's own
+ * create (on disk in batches, see seedDefault). The runner sets PLANT_STORE_RATE_LIMIT=off
+ * and leaves everything else as shipped. Reports its port, and its memory after a forced GC, over IPC.
  *
  * Variables beyond the server's own: BENCH_PLANTS (how many seed plants, default 1000),
  * BENCH_MONGODB_COLLECTION (collection to use when MONGODB_URI is set; the runner passes a
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
 
   const count = Number(process.env['BENCH_PLANTS'] ?? '1000');
   const started = performance.now();
-  for (const plant of seedPlants(count)) await store.create(plant);
+  await seedDefault(store, count, storage !== undefined && 'dataDir' in storage);
   await seedSandboxes(store, process.env['BENCH_SANDBOX_RANGE'], Number(process.env['BENCH_SANDBOX_PLANTS'] ?? '1000'));
   const preloadSeconds = (performance.now() - started) / 1000;
 
@@ -94,32 +94,54 @@ class CommitTimes {
   }
 }
 
-/** Creates made at once while seeding sandboxes: a durable storage commits the creates of one turn together. */
+/** Creates made at once while seeding in batches: a durable storage commits the creates of one turn together. */
 const SEED_BATCH = 1000;
+
+/** Starts the creates SEED_BATCH at a time, each batch once the one before is done. */
+async function inBatches(creates: Iterable<() => Promise<unknown>>): Promise<void> {
+  let batch: Promise<unknown>[] = [];
+  for (const create of creates) {
+    batch.push(create());
+    if (batch.length === SEED_BATCH) {
+      await Promise.all(batch);
+      batch = [];
+    }
+  }
+  await Promise.all(batch);
+}
+
+/**
+ * Seeds the default sandbox with plants 1…`count` through the store's create. On disk in
+ * batches, as seedSandboxes does: one at a time is a commit each, and 50,000 such commits
+ * leave an LMDB file that later writes cost more in (34 against 23 µs of CPU a create in a
+ * probe), so the sandboxes section's servers with and without sandboxes would differ by how
+ * they were filled (docs/benchmarks.md, Sandboxes). Elsewhere one at a time, as every other
+ * section has always been seeded.
+ */
+async function seedDefault(store: PlantStore, count: number, onDisk: boolean): Promise<void> {
+  if (onDisk) return inBatches((function* () {
+    for (const plant of seedPlants(count)) yield () => store.create(plant);
+  })());
+  for (const plant of seedPlants(count)) await store.create(plant);
+}
 
 /**
  * Seeds sandboxes number `range` (`<from>-<to>`) with plants 1…`plants` each, through the
  * embedded API (`store.sandbox(name).create`: validated and stored as a request's create
- * is), up to SEED_BATCH creates at once so that a durable storage shares its commits —
- * one create at a time, 100,000 plants on disk would wait for 100,000 syncs.
+ * is), in batches so that a durable storage shares its commits — one create at a time,
+ * 100,000 plants on disk would wait for 100,000 syncs.
  */
 async function seedSandboxes(store: PlantStore, range: string | undefined, plants: number): Promise<void> {
   if (range === undefined || range === '') return;
   const [from, to] = range.split('-').map(Number);
   if (!Number.isInteger(from) || !Number.isInteger(to) || from! < 1 || to! < from!) throw new Error(`BENCH_SANDBOX_RANGE must be <from>-<to>, got "${range}"`);
   if (!Number.isInteger(plants) || plants < 0) throw new Error('BENCH_SANDBOX_PLANTS must be a whole number');
-  let batch: Promise<unknown>[] = [];
-  for (let n = from!; n <= to!; n++) {
-    const sandbox = store.sandbox(sandboxName(n));
-    for (const plant of seedPlants(plants)) {
-      batch.push(sandbox.create(plant));
-      if (batch.length === SEED_BATCH) {
-        await Promise.all(batch);
-        batch = [];
-      }
+  await inBatches((function* () {
+    for (let n = from!; n <= to!; n++) {
+      const sandbox = store.sandbox(sandboxName(n));
+      for (const plant of seedPlants(plants)) yield () => sandbox.create(plant);
     }
-  }
-  await Promise.all(batch);
+  })());
 }
 
 main().catch((error: unknown) => {

@@ -3,10 +3,12 @@
  * sandboxes section's W2 (whose servers differ by 4–11 % from one another even when alike).
  * Each layout runs in a child process of its own on a fresh data directory: 50 writers create
  * one plant at a time each, as W2's connections do, after a seed of 1,000 plants a writer
- * (one bulk transaction each). CPU time is the child's own, over the creates only.
+ * (one bulk transaction each). CPU time is the child's own, over the creates only; so are
+ * the pages written (bytes handed to write calls, /proc/self/io: the same from run to run,
+ * where CPU time is not).
  * - `off`: the default sandbox; seeds 1…50,000, writer i creating from FIRST_WRITE_ID + i
  *   million (the ids the sandboxes section's servers without sandboxes hold and write,
- *   though it seeds them one create at a time);
+ *   though it seeds them through creates);
  * - `beside`: the default sandbox; writer i's thousand sit just below its own range, so its
  *   creates, like a sandbox's, start next to plants of its own (with `off` all 50 ranges
  *   start in the same empty stretch of keys, sharing leaves until they grow apart);
@@ -15,6 +17,7 @@
  *   node dist/test/bench/sandbox-writes.js [creates, 20000] [rounds, 6]
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import type { DiskSandbox } from '../../adapters/storage/disk/disk-sandbox.js';
@@ -31,6 +34,17 @@ type Layout = (typeof LAYOUTS)[number];
 interface Measured {
   readonly cpuMicroseconds: number;
   readonly userMicroseconds: number;
+  /** 4 KiB pages' worth handed to write calls a create (the commits' copied pages); NaN where /proc is not. */
+  readonly pagesWritten: number;
+}
+
+/** Bytes this process has handed to write calls so far (Linux's /proc/self/io), or NaN. */
+function bytesWritten(): number {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
 }
 
 /** One layout, in this process: CPU µs a create (user + system, and user alone). */
@@ -47,6 +61,7 @@ async function measureLayout(layout: Layout, creates: number): Promise<Measured>
     }
     const next = Array.from({ length: WRITERS }, (_, i) => firstCreate(i));
     const each = Math.floor(creates / WRITERS);
+    const written = bytesWritten();
     const before = process.cpuUsage();
     await Promise.all(
       Array.from({ length: WRITERS }, async (_, i) => {
@@ -57,7 +72,7 @@ async function measureLayout(layout: Layout, creates: number): Promise<Measured>
     );
     const used = process.cpuUsage(before);
     const made = each * WRITERS;
-    return { cpuMicroseconds: (used.user + used.system) / made, userMicroseconds: used.user / made };
+    return { cpuMicroseconds: (used.user + used.system) / made, userMicroseconds: used.user / made, pagesWritten: (bytesWritten() - written) / 4096 / made };
   } finally {
     await repository.close();
   }
@@ -73,12 +88,14 @@ function main(): void {
       const said = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', layout, creates], { encoding: 'utf8' });
       const measured = JSON.parse(said) as Measured;
       results.get(layout)!.push(measured);
-      process.stderr.write(`round ${round} ${layout}: ${measured.cpuMicroseconds.toFixed(1)} µs a create\n`);
+      process.stderr.write(`round ${round} ${layout}: ${measured.cpuMicroseconds.toFixed(1)} µs a create, ${measured.pagesWritten.toFixed(2)} pages written\n`);
     }
   }
   const median = (layout: Layout, of: keyof Measured) => quantile(results.get(layout)!.map((m) => m[of]), 0.5);
-  process.stdout.write(`CPU µs a create on disk, ${WRITERS} writers, ${creates} creates, median of ${rounds} rounds (user alone in brackets):\n`);
-  for (const layout of LAYOUTS) process.stdout.write(`  ${layout.padEnd(7)} ${median(layout, 'cpuMicroseconds').toFixed(1)} (${median(layout, 'userMicroseconds').toFixed(1)})\n`);
+  process.stdout.write(`CPU µs a create on disk, ${WRITERS} writers, ${creates} creates, median of ${rounds} rounds (user alone in brackets), and pages written a create:\n`);
+  for (const layout of LAYOUTS) {
+    process.stdout.write(`  ${layout.padEnd(7)} ${median(layout, 'cpuMicroseconds').toFixed(1)} (${median(layout, 'userMicroseconds').toFixed(1)})  ${median(layout, 'pagesWritten').toFixed(2)} pages\n`);
+  }
   const on = median('on', 'cpuMicroseconds');
   process.stdout.write(`  off ÷ on ${(median('off', 'cpuMicroseconds') / on).toFixed(2)}×, beside ÷ on ${(median('beside', 'cpuMicroseconds') / on).toFixed(2)}×\n`);
 }

@@ -4,7 +4,8 @@
  * variables, the pino logger at the configured level writing JSON lines to standard
  * output, buildServer — then preloaded with the seed plants through the store's own
  * create (on disk in batches, see seedDefault). The runner sets PLANT_STORE_RATE_LIMIT=off
- * and leaves everything else as shipped. Reports its port, and its memory after a forced GC, over IPC.
+ * and leaves everything else as shipped. Reports its port, and its memory after a forced
+ * GC, over IPC.
  *
  * Variables beyond the server's own: BENCH_PLANTS (how many seed plants, default 1000),
  * BENCH_MONGODB_COLLECTION (collection to use when MONGODB_URI is set; the runner passes a

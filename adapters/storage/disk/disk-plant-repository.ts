@@ -22,6 +22,7 @@ import { adoptEarlierTagIndex, DiskSandbox, SANDBOX_TAGS, type SandboxHost, type
 import { DiskSandboxRegistry } from './disk-sandbox-registry.js';
 import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
+import { ID_KEYS, idOf } from './id-keys.js';
 import { tagPart, type TagPart } from './tag-key.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage-unavailable.js';
 
@@ -148,12 +149,13 @@ export class DiskPlantRepository implements PlantRepository {
     // Shared structures: msgpack stores the `{ name, tag }` shape once and decodes records
     // about twice as fast, which is most of what a page costs (see docs/benchmarks.md).
     this.plants = root.openDB<StoredPlant, number>({ name: 'plants', sharedStructuresKey: Symbol.for('structures') });
-    this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag' });
+    // The tag indexes and the named sandboxes' plants are read for their ids alone (id-keys.ts).
+    this.byTag = root.openDB<string, TagKey>({ name: 'plants-by-tag', ...ID_KEYS });
     // A read-only open answers undefined for a database the directory does not hold.
-    this.sandboxPlants = root.openDB<StoredPlant, SandboxPlantKey>({ name: 'sandbox-plants', sharedStructuresKey: Symbol.for('structures') }) as
+    this.sandboxPlants = root.openDB<StoredPlant, SandboxPlantKey>({ name: 'sandbox-plants', sharedStructuresKey: Symbol.for('structures'), ...ID_KEYS }) as
       | Database<StoredPlant, SandboxPlantKey>
       | undefined;
-    this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: SANDBOX_TAGS }) as Database<string, SandboxTagKey> | undefined;
+    this.sandboxByTag = root.openDB<string, SandboxTagKey>({ name: SANDBOX_TAGS, ...ID_KEYS }) as Database<string, SandboxTagKey> | undefined;
     // A reader (an export) leaves an earlier build's index where it is, and reads no tagged page.
     if (lock !== 'reader' && this.sandboxByTag !== undefined) adoptEarlierTagIndex(root, this.sandboxByTag);
     this.sandboxCounts = root.openDB<number, string>({ name: 'sandbox-plant-counts' }) as Database<number, string> | undefined;
@@ -179,7 +181,7 @@ export class DiskPlantRepository implements PlantRepository {
         const part = tagPart(tag);
         return this.byTag
           .getRange({ start: [...part, after + 1], end: [...part, MAX_PLANT_ID + 1], limit })
-          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag }));
+          .map(({ key, value }): Plant => ({ id: idOf(key), name: value, tag }));
       });
       return mergeById(ranges, limit);
     });

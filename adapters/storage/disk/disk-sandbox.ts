@@ -17,6 +17,7 @@ import { mergeById } from './merge-by-id.js';
 import { toPlant, toStored, type StoredPlant } from './stored-plant.js';
 import { adoptEarlierDatabase } from './earlier-database.js';
 import { tagPart, type TagPart } from './tag-key.js';
+import { idOf } from './id-keys.js';
 
 export type { SandboxPlantKey } from './disk-delivery-outbox.js';
 /** A plant in the named sandboxes' tag index: its tag first (see DiskSandbox), then its sandbox and id. */
@@ -114,14 +115,14 @@ export class DiskSandbox implements PlantRepository {
       if (plants === undefined || byTag === undefined) return [];
       if (tags === undefined) {
         const page: Plant[] = [];
-        for (const { key, value } of plants.getRange({ start: [name, after + 1], end: [name, MAX_PLANT_ID + 1], limit })) page.push(toPlant(key[1], value));
+        for (const { key, value } of plants.getRange({ start: [name, after + 1], end: [name, MAX_PLANT_ID + 1], limit })) page.push(toPlant(idOf(key), value));
         return page;
       }
       // A plant has at most one tag, so the per-tag ranges are disjoint: merge them by id.
       const ranges = [...new Set(tags)].map((tag) =>
         byTag
           .getRange({ start: tagKey(tag, name, after + 1), end: tagKey(tag, name, MAX_PLANT_ID + 1), limit })
-          .map(({ key, value }): Plant => ({ id: key[key.length - 1] as number, name: value, tag })),
+          .map(({ key, value }): Plant => ({ id: idOf(key), name: value, tag })),
       );
       return mergeById(ranges, limit);
     });
@@ -229,8 +230,9 @@ export class DiskSandbox implements PlantRepository {
           if (gone.length > 0) {
             const count = this.countIn(plants, counts);
             for (const { key, value } of gone) {
-              void plants.remove(key);
-              if (value.tag !== undefined && value.tag !== null) void byTag.remove(tagKey(value.tag, name, key[1]));
+              const id = idOf(key);
+              void plants.remove([name, id]);
+              if (value.tag !== undefined && value.tag !== null) void byTag.remove(tagKey(value.tag, name, id));
             }
             this.setCount(counts, count - gone.length);
           }

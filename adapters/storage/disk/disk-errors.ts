@@ -1,4 +1,4 @@
-import { toStoreError, withinDeadline } from '../storage-unavailable.js';
+import { toStoreError, withinTime } from '../storage-unavailable.js';
 
 /** Runs a synchronous engine call (reads are synchronous in LMDB), reporting failures as StorageUnavailable. */
 export function reading<T>(read: () => T): T {
@@ -14,5 +14,5 @@ export function reading<T>(read: () => T): T {
  * failing device or a network mount) gives StorageUnavailable, not a hung request.
  */
 export function writing<T>(timeoutMS: number, start: () => Promise<T>): Promise<T> {
-  return withinDeadline(timeoutMS, () => new Error(`the disk did not confirm the write within ${timeoutMS} ms`), start);
+  return withinTime(timeoutMS, () => new Error(`the disk did not confirm the write within ${timeoutMS} ms`), start);
 }

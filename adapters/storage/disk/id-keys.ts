@@ -14,7 +14,7 @@ const ID_BYTES = 9;
  * sandbox's number keys take 29; docs/benchmarks.md, Sandboxes, "Keys read as their id").
  * Passing enableNullTermination keeps lmdb-js writing the keys as its own encoder does.
  */
-export const idKeys = {
+const idKeys = {
   writeKey,
   readKey: (buffer: Uint8Array, _start: number, end: number): number => readKey(buffer, end - ID_BYTES, end) as number,
   enableNullTermination,
@@ -23,5 +23,5 @@ export const idKeys = {
 /** Open options for such a database. lmdb-js takes keyEncoder for any database; its typings list it for the root only. */
 export const ID_KEYS = { keyEncoder: idKeys };
 
-/** A key read from a database opened with idKeys: its id, whatever the key's type as written. */
+/** A key read from a database opened with ID_KEYS: its id, whatever the key's type as written. */
 export const idOf = (key: unknown): number => key as number;

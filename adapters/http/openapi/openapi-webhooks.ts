@@ -15,7 +15,7 @@ const webhookHeaders = (type: string): JsonSchema[] => [
 
 const receiverAnswers: Record<string, JsonSchema> = {
   '2XX': { description: 'Delivered: no more attempts.' },
-  '410': { description: 'Gone: the server stops delivering to this endpoint (until restarted) and logs it at error.' },
+  '410': { description: 'Gone: the server stops delivering to this endpoint (on every server sharing the storage, across restarts) until failed deliveries are retried, and logs it at error.' },
   default: { description: 'Anything else, a timeout or a connection error: retried on the schedule, then marked failed.' },
 };
 

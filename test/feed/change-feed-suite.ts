@@ -130,6 +130,16 @@ export function changeFeedSuite(storageName: string, storage: StorageFactory, ex
       expect(server.log()).not.to.include(tokens.reader);
     });
 
+    it('HEAD answers the stream\'s headers at once, without a body, behind the same token check', async () => {
+      const head = await fetch(feedUrl(), { method: 'HEAD', headers: { Authorization: `Bearer ${tokens.reader}` }, signal: AbortSignal.timeout(5000) });
+      expect(head.status).to.equal(200);
+      expect(head.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
+      expect(head.headers.get('cache-control')).to.equal('no-store');
+      expect(await head.text()).to.equal('');
+      const none = await fetch(feedUrl(), { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+      expect(none.status).to.equal(401);
+    });
+
     it('closing the server ends open streams at once', async () => {
       const feeds = await Promise.all([follow(tokens.operator), follow(tokens.a)]);
       const started = performance.now();

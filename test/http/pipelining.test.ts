@@ -37,4 +37,35 @@ describe('pipelined requests from a client that reads', () => {
       connection.destroy();
     }
   });
+
+  // The valid requests' work is done (a create stored): their answers must reach the client
+  // before the error, or it would read the 400 as the answer to its create.
+  for (const [what, bad, expected] of [
+    ['a malformed request', 'GARBAGE\r\n\r\n', 400],
+    ['headers too large', `GET /plants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ] as const) {
+    it(`creates and a read sent in one packet with ${what} after them are answered in order, then the error (${expected}), then the connection closes`, async () => {
+      const auth = `Authorization: Bearer ${server.token}\r\n`;
+      const create = (id: number) => {
+        const body = JSON.stringify({ id, name: `before the error ${id}` });
+        return `POST /plants HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      };
+      const connection = await RawConnection.open(server);
+      try {
+        connection.write(create(1) + create(2) + `GET /plants/1 HTTP/1.1\r\nHost: x\r\n${auth}\r\n` + bad);
+        for (const id of [1, 2]) {
+          const created = await connection.nextResponse('POST /plants');
+          expect(created.status, created.text).to.equal(200);
+          expectPlant(created.body, { id, name: `before the error ${id}` });
+        }
+        const read = await connection.nextResponse('GET /plants/1');
+        expect(read.status, read.text).to.equal(200);
+        const error = await connection.nextResponse('GET /plants');
+        expect(error.status, error.text).to.equal(expected);
+        await connection.closedWithin(2000);
+      } finally {
+        connection.destroy();
+      }
+    });
+  }
 });

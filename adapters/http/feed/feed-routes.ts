@@ -10,6 +10,8 @@ export const FEED_PATH = '/plants/changes';
 /** Longest cursor read from a request: longer is no cursor of ours (a reset), and is not kept. */
 const MAX_CURSOR_LENGTH = 128;
 
+const STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } as const;
+
 
 export interface FeedRoutesOptions {
   readonly followChanges: FollowChanges;
@@ -25,6 +27,12 @@ export interface FeedRoutesOptions {
 export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: options.basePath, sensitive: true });
   router.get(FEED_PATH, tokenFromQuery, options.guard('followChanges') as Middleware<AuthState>, async (ctx) => {
+    if (ctx.method === 'HEAD') {
+      // GET's headers, at once: a stream has no end for a HEAD to wait for.
+      ctx.status = 200;
+      ctx.set(STREAM_HEADERS);
+      return;
+    }
     const stop = new AbortController();
     const onClosing = () => stop.abort();
     options.closing.addEventListener('abort', onClosing, { once: true });
@@ -33,7 +41,7 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
       // The stream is written here, not by Koa; the request line is logged when it ends.
       ctx.status = 200;
       ctx.respond = false;
-      ctx.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      ctx.res.writeHead(200, STREAM_HEADERS);
       options.metrics?.feedStreams(1);
       try {
         if (options.closing.aborted) stop.abort();

@@ -71,12 +71,30 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
     },
     onRequest,
   );
-  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+  const onClientError = (error: Error & { code?: string }, socket: Socket) => {
     // Begun: the request still arriving was already answered, or Node is writing some
     // response on this socket right now (`_httpMessage`, as Node's own handler checks).
     const last = lastResponse(socket);
     const begun = last !== undefined && !last.req.complete && (last.headersSent || last.writableEnded);
     answerClientError(error, socket, begun || (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true);
+  };
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    // Requests that arrived whole before the bad bytes (pipelined in the same packet) may
+    // have done their work, a create stored: their answers go first, in order, then the
+    // error. Written at once, it would take the place of theirs on the wire.
+    const last = lastResponse(socket);
+    if (last !== undefined && last.req.complete && !last.writableFinished && socket.writable && error.code !== 'ECONNRESET') {
+      const answerAfter = () => {
+        last.off('close', answerAfter);
+        last.off('finish', answerAfter);
+        if (socket.writable) onClientError(error, socket);
+        else socket.destroy();
+      };
+      last.once('finish', answerAfter);
+      last.once('close', answerAfter);
+      return;
+    }
+    onClientError(error, socket);
   });
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     expectsContinue.add(req);

@@ -4,10 +4,11 @@ import { ErrorCode } from './error-codes.js';
 import { plantIdParameter } from './parameter-validation.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH, type Plant } from './plant.js';
 import { PlantStoreError } from './plant-store-error.js';
-import { isBoundedText } from './text-rules.js';
+import { isBoundedText, isWellFormed } from './text-rules.js';
 
 const nameRule = `name must be a string of 1 to ${MAX_NAME_LENGTH} characters, not only whitespace`;
 const tagRule = `tag must be a string of 1 to ${MAX_TAG_LENGTH} characters, not only whitespace, or null`;
+const unicodeRule = (field: string) => `${field} must be Unicode text: it holds an unpaired surrogate (\\ud800 to \\udfff alone)`;
 
 // strict: JSON types are taken as sent — "12" is not an id, 12 is not a name. One schema per
 // field (see BrokenRules).
@@ -19,12 +20,14 @@ export const fieldSchemas = {
     .defined('name is required')
     .nonNullable('name is required')
     .typeError(nameRule)
+    .test('unicode', unicodeRule('name'), (value) => typeof value !== 'string' || isWellFormed(value))
     .test('bounded', nameRule, (value) => isBoundedText(value, MAX_NAME_LENGTH)),
   tag: string()
     .strict()
     .nullable()
     .optional()
     .typeError(tagRule)
+    .test('unicode', unicodeRule('tag'), (value) => typeof value !== 'string' || isWellFormed(value))
     .test('bounded', tagRule, (value) => value == null || isBoundedText(value, MAX_TAG_LENGTH)),
 };
 
@@ -38,7 +41,8 @@ export function isPlainNewPlant(id: unknown, name: unknown, tag: unknown): boole
     plantIdParameter.accepts(id) &&
     typeof name === 'string' &&
     isBoundedText(name, MAX_NAME_LENGTH) &&
-    (tag == null || (typeof tag === 'string' && isBoundedText(tag, MAX_TAG_LENGTH)))
+    isWellFormed(name) &&
+    (tag == null || (typeof tag === 'string' && isBoundedText(tag, MAX_TAG_LENGTH) && isWellFormed(tag)))
   );
 }
 

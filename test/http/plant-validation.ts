@@ -143,6 +143,23 @@ export function plantValidationSuite(storage: StorageFactory): void {
       expectPlant(small.body, { id: 3, name: 'Chunked' });
     });
 
+    it('text that is not Unicode is refused, never stored changed: bytes that are not UTF-8 are 400 40002, an unpaired surrogate escape 400 40001', async () => {
+      const wrapped = (inner: number[]) => Buffer.concat([Buffer.from('{"id":1,"name":"a'), Buffer.from(inner), Buffer.from('b"}')]);
+      // A lone byte above 0x7f, an overlong '/', an encoded surrogate, a truncated 4-byte sequence.
+      for (const bytes of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]]) {
+        expectError(await t.http.post('/plants', { raw: wrapped(bytes) }), 400, 40002, 'UTF-8');
+      }
+      await expectInvalid('name', ['{"id":1,"name":"a\\ud800b"}', '{"id":1,"name":"\\udfff"}']);
+      await expectInvalid('tag', ['{"id":1,"name":"Fern","tag":"\\ud83d"}']);
+      // Escaped or sent as UTF-8, a pair is one character, stored and read back as sent.
+      expectOk(await t.http.post('/plants', { raw: '{"id":1,"name":"a\\ud83c\\udf35b"}' }), 200);
+      expectOk(await t.http.post('/plants', { raw: Buffer.from(`{"id":2,"name":"a${cactus}b","tag":"\u00e9t\u00e9"}`) }), 200);
+      expectPlantList(await t.http.get('/plants'), [
+        { id: 1, name: `a${cactus}b` },
+        { id: 2, name: `a${cactus}b`, tag: 'été' },
+      ]);
+    });
+
     it('a body that is not labelled application/json is 415 41501', async () => {
       const json = '{"id":1,"name":"Fern"}';
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', null]) {

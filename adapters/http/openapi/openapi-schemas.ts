@@ -36,14 +36,14 @@ export function componentSchemas(): Record<string, JsonSchema> {
       minLength: 1,
       maxLength: MAX_NAME_LENGTH,
       pattern: notBlank,
-      description: `1 to ${MAX_NAME_LENGTH} characters (Unicode code points), not only whitespace; stored as sent.`,
+      description: `1 to ${MAX_NAME_LENGTH} characters (Unicode code points), not only whitespace, no unpaired surrogate; stored as sent.`,
     },
     PlantTag: {
       type: 'string',
       minLength: 1,
       maxLength: MAX_TAG_LENGTH,
       pattern: notBlank,
-      description: `1 to ${MAX_TAG_LENGTH} characters (Unicode code points), not only whitespace.`,
+      description: `1 to ${MAX_TAG_LENGTH} characters (Unicode code points), not only whitespace, no unpaired surrogate.`,
     },
     Plant: {
       type: 'object',

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { ErrorCode, PlantStoreError } from '../../../core/index.js';
@@ -20,6 +21,9 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     text: true,
     textTypes: ['application/json'],
     textLimit: limitBytes,
+    // Bytes as they came (one character each), so that bytes which are not UTF-8 are refused
+    // below, where a UTF-8 decoder would replace them and the plant be stored changed.
+    encoding: 'latin1',
     onError: (error) => {
       throw readFailure(error, limitBytes);
     },
@@ -32,9 +36,13 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
       throw new PlantStoreError(ErrorCode.UnsupportedMediaType, 'the body must be sent as Content-Type: application/json');
     }
     await readText(ctx, nothingAfterReading);
-    const text = (ctx.request as { body?: unknown }).body;
+    const read = (ctx.request as { body?: unknown }).body;
+    const bytes = Buffer.from(typeof read === 'string' ? read : '', 'latin1');
+    if (!isUtf8(bytes)) throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid UTF-8');
+    const text = bytes.toString('utf8');
     try {
-      ctx.state.json = JSON.parse(typeof text === 'string' ? text : '');
+      // A byte order mark before the JSON is tolerated, as it was when the reader decoded it.
+      ctx.state.json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
       throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
     }

@@ -38,6 +38,11 @@ export function plantsIn(repository: PlantRepository, sandbox: string | undefine
   return repository.sandbox(sandbox);
 }
 
+/** The answer to a write into a self-service sandbox that ended while it was under way (40102: its token no longer works). */
+export function sandboxEnded(): PlantStoreError {
+  return new PlantStoreError(ErrorCode.InvalidToken, 'the sandbox has ended: its token no longer works');
+}
+
 /** The refusal of an add beyond a sandbox's quota (40303). */
 export function sandboxFull(maxPlants: number): PlantStoreError {
   return new PlantStoreError(ErrorCode.SandboxFull, `the sandbox holds its maximum of ${maxPlants} plants`);

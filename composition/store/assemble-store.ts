@@ -83,7 +83,7 @@ export async function assembleStore(container: DependencyContainer, recipe: Stor
   const useCases = {
     listPlants: new ListPlants(repository),
     getPlant: new GetPlant(repository),
-    createPlant: new CreatePlant(repository, events, subscriptions),
+    createPlant: new CreatePlant(repository, events, subscriptions, selfService?.sandboxes),
     deletePlant: new DeletePlant(repository, events, subscriptions),
     followChanges: new FollowChanges(repository),
   };

@@ -24,6 +24,8 @@ export interface SandboxRegistry {
   touch(name: string, at: number): Promise<void>;
   /** Up to `limit` sandboxes last used before `before`: the expired ones. */
   idleBefore(before: number, limit: number): Promise<SandboxGrant[]>;
+  /** Whether the sandbox is registered (its token works). */
+  holds(name: string): Promise<boolean>;
   /** Forgets the sandbox (its token stops working); false when there was none. Its plants are purged apart. */
   remove(name: string): Promise<boolean>;
   /** Every self-service sandbox, by name. */

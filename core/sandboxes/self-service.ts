@@ -2,7 +2,7 @@ import type { Plant } from '../plant.js';
 import type { Clock } from '../ports/clock.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 import type { SandboxGrant, SandboxRegistry } from '../ports/sandbox-registry.js';
-import { plantsIn } from '../sandbox.js';
+import { plantsIn, sandboxEnded } from '../sandbox.js';
 import { newSandboxName, newSandboxToken, sandboxTokenDigest } from './sandbox-token.js';
 
 /** The defaults of self-service sandboxes, each written here only. */
@@ -84,6 +84,18 @@ export class SelfServiceSandboxes {
     const removed = await this.registry.remove(name);
     await this.purge(name);
     return removed;
+  }
+
+  /**
+   * After an add to self-service sandbox `name`: if the sandbox ended meanwhile (the end
+   * ran between the token's check and the write), ends it again, the new plant with it, and
+   * throws 40102. The add is done before this looks, so the plant cannot outlive the end:
+   * either this finds the sandbox gone, or the end's last purge comes after the add.
+   */
+  async confirmOpen(name: string): Promise<void> {
+    if (await this.registry.holds(name)) return;
+    await this.end(name);
+    throw sandboxEnded();
   }
 
   /** One round of expiry: forgets up to `limit` sandboxes idle past their lifetime and purges them; answers how many. */

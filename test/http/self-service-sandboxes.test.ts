@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { memoryStorage, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { RawConnection } from '../support/raw-http.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
 import { diskStorage } from '../support/disk-storage.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -88,6 +89,27 @@ export function selfServiceSuite(storageName: string, storage: StorageFactory): 
       expect((await client.delete('/sandbox')).status).to.equal(204);
       expect((await client.get('/plants')).status).to.equal(401);
       expect((await server!.store.sandbox(created.sandbox).list()).plants).to.deep.equal([]);
+    });
+
+    it('a create whose token was checked before DELETE /sandbox and whose body came after is 401 40102 and leaves no plant behind', async () => {
+      await start({});
+      const created = await signUp();
+      const body = JSON.stringify({ id: 31337, name: 'after the end' });
+      const connection = await RawConnection.open(server!);
+      try {
+        // The headers now: the token is checked before the body is read.
+        connection.write(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${created.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await as(created.token).delete('/sandbox')).status).to.equal(204);
+        connection.write(body);
+        const answer = await connection.nextResponse('POST /plants');
+        expect([answer.status, (answer.body as { error?: number }).error], answer.text).to.deep.equal([401, 40102]);
+        expect(answer.headers.get('www-authenticate')).to.equal('Bearer realm="plant-store", error="invalid_token"');
+      } finally {
+        connection.destroy();
+      }
+      expect((await server!.store.sandbox(created.sandbox).list()).plants).to.deep.equal([]);
+      expect(await server!.store.selfService!.sandboxes.registry.list()).to.deep.equal([]);
     });
 
     it('an idle sandbox expires after its lifetime: its token 401 40102, its plants removed', async () => {

@@ -42,10 +42,14 @@ export function sandboxRegistryContract(name: string, factory: () => Promise<Reg
       expect(await registry.idleBefore(T0, 10)).to.deep.equal([]);
     });
 
-    it('remove forgets the grant and its token; list names the rest by name', async () => {
+    it('remove forgets the grant and its token; list names the rest by name; holds says which are left', async () => {
       const { registry } = fixture;
       for (const n of ['sb-b', 'sb-a', 'sb-c']) await registry.create(grant(n));
+      expect(await registry.holds('sb-b')).to.equal(true);
       expect(await registry.remove('sb-b')).to.equal(true);
+      expect(await registry.holds('sb-b')).to.equal(false);
+      expect(await registry.holds('sb-a')).to.equal(true);
+      expect(await registry.holds('sb-never')).to.equal(false);
       expect(await registry.remove('sb-b')).to.equal(false);
       expect(await registry.byTokenDigest('digest-of-sb-b')).to.equal(undefined);
       expect((await registry.list()).map((g) => g.name)).to.deep.equal(['sb-a', 'sb-c']);

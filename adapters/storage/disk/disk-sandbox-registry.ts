@@ -63,6 +63,10 @@ export class DiskSandboxRegistry implements SandboxRegistry {
     });
   }
 
+  async holds(name: string): Promise<boolean> {
+    return this.host.read(() => this.grants?.doesExist(name) ?? false);
+  }
+
   async touch(name: string, at: number): Promise<void> {
     const [grants, , byUse] = this.writable();
     // A touch that changes nothing (no such name, or no later than the recorded use) writes

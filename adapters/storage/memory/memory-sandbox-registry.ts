@@ -31,6 +31,10 @@ export class MemorySandboxRegistry implements SandboxRegistry {
     return idle;
   }
 
+  async holds(name: string): Promise<boolean> {
+    return this.byName.has(name);
+  }
+
   async remove(name: string): Promise<boolean> {
     const grant = this.byName.get(name);
     if (grant === undefined) return false;

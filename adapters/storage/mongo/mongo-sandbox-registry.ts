@@ -64,6 +64,10 @@ export class MongoSandboxRegistry implements SandboxRegistry {
     return documents.map(grantOf);
   }
 
+  async holds(name: string): Promise<boolean> {
+    return (await this.call((signal) => this.grants.findOne({ _id: name }, { projection: { _id: 1 }, signal }))) !== null;
+  }
+
   async remove(name: string): Promise<boolean> {
     return (await this.call(() => this.grants.deleteOne({ _id: name }))).deletedCount === 1;
   }

@@ -102,6 +102,10 @@ describe('hostile requests', () => {
   describe("errors of Node's HTTP parser answer JSON with the table's status and code, connection closed", () => {
     const heads: [string, string, number, number][] = [
       ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1', 400, 40002],
+      ['two Host lines', 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b', 400, 40002],
+      ['two Host lines, HTTP/1.0', 'GET /healthz HTTP/1.0\r\nHost: a\r\nhost: a', 400, 40002],
+      ['a Host that is no host', 'GET /healthz HTTP/1.1\r\nHost: a b', 400, 40002],
+      ['a Host with a path', 'GET /healthz HTTP/1.1\r\nHost: a/b', 400, 40002],
       ['Expect: foo', 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo', 417, 41701],
       ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}`, 431, 43101],
       ['many headers adding up to over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x${Array.from({ length: 2000 }, (_, i) => `\r\nX-H${i}: 0123456789`).join('')}`, 431, 43101],
@@ -113,6 +117,13 @@ describe('hostile requests', () => {
         expectError(response, status, code);
         expect(response.headers.get('connection')).to.equal('close');
       });
+    }
+  });
+
+  it('a Host of a name, an address, a bracketed IPv6 literal, with or without a port, or empty (RFC 9112 §3.2) is served', async () => {
+    for (const host of ['example.com', 'example.com:443', '127.0.0.1:3000', '[::1]:8080', 'xn--bcher-kva.example', '']) {
+      const response = await rawExchange(server, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close`);
+      expect(response.status, `Host: ${host} → ${response.text}`).to.equal(200);
     }
   });
 

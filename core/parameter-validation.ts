@@ -30,6 +30,7 @@ export interface PageQuery {
 function integerParameter(name: string, min: number, max: number) {
   const rule = `${name} must be an integer from ${min} to ${max}`;
   return {
+    rule,
     // strict: a typed API takes numbers as given; NaN (what the HTTP edge makes of "abc") fails the type.
     schema: number().strict().typeError(rule).integer(rule).min(min, rule).max(max, rule),
     accepts: (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
@@ -49,7 +50,7 @@ const tagsSchema = array(
   .max(MAX_TAG_FILTERS, `tags may hold at most ${MAX_TAG_FILTERS} tags`);
 
 const idParameter = integerParameter('id', 1, MAX_PLANT_ID);
-export const plantIdParameter = { schema: idParameter.schema.required('id is required'), accepts: idParameter.accepts };
+export const plantIdParameter = { rule: idParameter.rule, schema: idParameter.schema.required('id is required'), accepts: idParameter.accepts };
 
 /** A given integer parameter: itself when the quick check passes it, else yup's verdict (broken rules noted). */
 function checkedInteger(rules: BrokenRules, parameter: typeof limitParameter, value: number): number | undefined {

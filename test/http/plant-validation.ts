@@ -39,6 +39,30 @@ export function plantValidationSuite(storage: StorageFactory): void {
       ]);
     });
 
+    it('an id literal whose value is not whole is 400 40001 even where JSON.parse rounds it to a whole number; a whole one with a fraction or exponent is an integer', async () => {
+      await expectInvalid('id', [
+        '{"id":0.99999999999999999,"name":"Fern"}',
+        '{"id":1.0000000000000001,"name":"Fern"}',
+        '{"id":9007199254740990.5,"name":"Fern"}',
+        '{"id":12345678901234567e-1,"name":"Fern"}',
+        // The last id member is the one JSON.parse keeps; a key may be escaped.
+        '{"id":5,"name":"Fern","id":0.99999999999999999}',
+        '{"\\u0069d":0.99999999999999999,"name":"Fern"}',
+      ]);
+      for (const [raw, id] of [
+        ['{"id":1.0,"name":"Fern"}', 1],
+        ['{"id":2e0,"name":"Fern"}', 2],
+        ['{"id":30E-1,"name":"Fern"}', 3],
+        ['{"id":0.4e1,"name":"Fern"}', 4],
+        ['{"id":0.99999999999999999,"id":5,"name":"Fern 1.5e2"}', 5],
+        ['{"name":"Fe2 0.5","nested":{"id":0.99999999999999999},"id":6}', 6],
+      ] as const) {
+        const created = await t.http.post('/plants', { raw });
+        expectOk(created, 200);
+        expect((created.body as { id: number }).id, raw).to.equal(id);
+      }
+    });
+
     it('a name that is missing, empty, blank, over 200 characters or not a string is 400 40001 naming name', async () => {
       await expectInvalid('name', [
         '{"id":1}',

@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { ErrorCode, PlantStoreError } from '../../../core/index.js';
+import { ErrorCode, plantIdParameter, PlantStoreError } from '../../../core/index.js';
+import { idRoundedByParsing } from './id-literal.js';
 
 export interface JsonBodyState {
   /** The parsed JSON value; the core decides whether it is a valid plant. */
@@ -40,12 +41,14 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     const bytes = Buffer.from(typeof read === 'string' ? read : '', 'latin1');
     if (!isUtf8(bytes)) throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid UTF-8');
     const text = bytes.toString('utf8');
+    // A byte order mark before the JSON is tolerated, as it was when the reader decoded it.
+    const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     try {
-      // A byte order mark before the JSON is tolerated, as it was when the reader decoded it.
-      ctx.state.json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      ctx.state.json = JSON.parse(json);
     } catch {
       throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
     }
+    if (idRoundedByParsing(json, ctx.state.json)) throw new PlantStoreError(ErrorCode.InvalidPlant, plantIdParameter.rule);
     await next();
   };
 }

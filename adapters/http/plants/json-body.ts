@@ -22,9 +22,10 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     text: true,
     textTypes: ['application/json'],
     textLimit: limitBytes,
-    // Bytes as they came (one character each), so that bytes which are not UTF-8 are refused
+    // Bytes as they came (one character each: iconv-lite's 'binary' is Node's latin1, where its
+    // 'latin1' is a table read byte by byte), so that bytes which are not UTF-8 are refused
     // below, where a UTF-8 decoder would replace them and the plant be stored changed.
-    encoding: 'latin1',
+    encoding: 'binary',
     onError: (error) => {
       throw readFailure(error, limitBytes);
     },
@@ -38,9 +39,7 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     }
     await readText(ctx, nothingAfterReading);
     const read = (ctx.request as { body?: unknown }).body;
-    const bytes = Buffer.from(typeof read === 'string' ? read : '', 'latin1');
-    if (!isUtf8(bytes)) throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid UTF-8');
-    const text = bytes.toString('utf8');
+    const text = typeof read !== 'string' ? '' : ASCII.test(read) ? read : utf8Text(read);
     // A byte order mark before the JSON is tolerated, as it was when the reader decoded it.
     const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     try {
@@ -51,6 +50,16 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     if (idRoundedByParsing(json, ctx.state.json)) throw new PlantStoreError(ErrorCode.InvalidPlant, plantIdParameter.rule);
     await next();
   };
+}
+
+/** Bytes below 0x80 read the same in latin1 and UTF-8: the usual body needs no decoding. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** The body's bytes (one latin1 character each) as UTF-8 text; 40002 when they are not UTF-8. */
+function utf8Text(bytesAsLatin1: string): string {
+  const bytes = Buffer.from(bytesAsLatin1, 'latin1');
+  if (!isUtf8(bytes)) throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid UTF-8');
+  return bytes.toString('utf8');
 }
 
 // koa-body's `next`: the parse and the route come after it, in this middleware.

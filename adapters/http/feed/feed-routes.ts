@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ErrorCode, PlantStoreError, type FollowChanges, type PlantOperation } from '../../../core/index.js';
+import type { FollowChanges, PlantOperation } from '../../../core/index.js';
 import { isB64token, type AuthState } from '../guards/bearer-auth.js';
 import type { HttpMetrics } from '../app/http-metrics.js';
 import { writeEventStream, type EventStreamLimits } from './event-stream.js';
@@ -53,12 +53,6 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
       options.closing.removeEventListener('abort', onClosing);
       stop.abort();
     }
-  });
-  // Any other method is this path's 405, not `/plants/{id}` with the id "changes" (a DELETE
-  // would be judged as a plant's, and the Allow of a POST would offer it).
-  router.all(FEED_PATH, (ctx) => {
-    ctx.set('Allow', 'GET, HEAD');
-    throw new PlantStoreError(ErrorCode.MethodNotAllowed, `${ctx.method} is not allowed on ${FEED_PATH}; allowed: GET, HEAD`);
   });
   return router;
 }

@@ -10,7 +10,7 @@ export * from './sandboxes/self-service.js';
 // Named: the modules also export their schemas and quick checks, for the tests that hold
 // the two together, not for library users.
 export { parseNewPlant } from './plant-validation.js';
-export { DEFAULT_PAGE_LIMIT, isPageQueryObject, MAX_PAGE_LIMIT, MAX_TAG_FILTERS, parsePageQuery, parsePlantId, plantIdParameter, type PageQuery } from './parameter-validation.js';
+export { DEFAULT_PAGE_LIMIT, isPageQueryObject, MAX_PAGE_LIMIT, MAX_TAG_FILTERS, parsePageQuery, parsePlantId, PLANT_ID_RULE, type PageQuery } from './parameter-validation.js';
 export type * from './outbox/pending-delivery.js';
 export * from './outbox/outbox-record.js';
 export * from './outbox/subscriptions.js';

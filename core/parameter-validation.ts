@@ -50,7 +50,9 @@ const tagsSchema = array(
   .max(MAX_TAG_FILTERS, `tags may hold at most ${MAX_TAG_FILTERS} tags`);
 
 const idParameter = integerParameter('id', 1, MAX_PLANT_ID);
-export const plantIdParameter = { rule: idParameter.rule, schema: idParameter.schema.required('id is required'), accepts: idParameter.accepts };
+export const plantIdParameter = { schema: idParameter.schema.required('id is required'), accepts: idParameter.accepts };
+/** What a plant id must be, as the answers word it (for an edge that judges an id before the core sees it). */
+export const PLANT_ID_RULE = idParameter.rule;
 
 /** A given integer parameter: itself when the quick check passes it, else yup's verdict (broken rules noted). */
 function checkedInteger(rules: BrokenRules, parameter: typeof limitParameter, value: number): number | undefined {

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { ErrorCode, isPlantStoreError, PlantStoreError } from '../../../core/index.js';
 import { statusByErrorCode } from './error-statuses.js';
-import { realm } from '../guards/bearer-auth.js';
+import { invalidTokenChallenge } from '../guards/bearer-auth.js';
 import type { HttpLog } from '../app/http-log.js';
 import type { HttpMetrics } from '../app/http-metrics.js';
 import { logRequest } from '../app/request-log.js';
@@ -27,7 +27,7 @@ export function errorMiddleware(log: HttpLog, metrics?: HttpMetrics): Middleware
       ctx.status = statusByErrorCode[failure.code];
       ctx.body = { error: failure.code, message: failure.message };
       // A token found unusable past the guard (its sandbox ended mid-request) gets the guard's challenge.
-      if (failure.code === ErrorCode.InvalidToken && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
+      if (failure.code === ErrorCode.InvalidToken && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', invalidTokenChallenge);
     }
     logRequest(log, ctx, started, failure, metrics);
   };

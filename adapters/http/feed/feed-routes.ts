@@ -12,7 +12,6 @@ const MAX_CURSOR_LENGTH = 128;
 
 const STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } as const;
 
-
 export interface FeedRoutesOptions {
   readonly followChanges: FollowChanges;
   readonly basePath: string;

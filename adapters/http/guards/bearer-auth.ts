@@ -3,6 +3,8 @@ import { ErrorCode, PlantStoreError, type Principal, type TokenVerdict, type Tok
 import type { Check } from './check.js';
 
 export const realm = 'Bearer realm="plant-store"';
+/** The challenge of a 401 40102: a token was sent, and it does not (or no longer) work. */
+export const invalidTokenChallenge = `${realm}, error="invalid_token"`;
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const B64TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
 const bearerHeader = new RegExp(`^Bearer +(${B64TOKEN}) *$`, 'i');
@@ -54,7 +56,7 @@ function settle(ctx: Context, verdict: TokenVerdict, onFailure: (ctx: Context) =
   }
   if (verdict === 'unknown') {
     onFailure(ctx);
-    ctx.set('WWW-Authenticate', `${realm}, error="invalid_token"`);
+    ctx.set('WWW-Authenticate', invalidTokenChallenge);
     throw new PlantStoreError(ErrorCode.InvalidToken, 'the bearer token is malformed, unknown or expired');
   }
   ctx.state['principal'] = verdict;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { ErrorCode, plantIdParameter, PlantStoreError } from '../../../core/index.js';
+import { ErrorCode, PLANT_ID_RULE, PlantStoreError } from '../../../core/index.js';
 import { idRoundedByParsing } from './id-literal.js';
 
 export interface JsonBodyState {
@@ -47,7 +47,7 @@ export function jsonBody(limitBytes: number): Middleware<JsonBodyState> {
     } catch {
       throw new PlantStoreError(ErrorCode.MalformedBody, 'the body is not valid JSON');
     }
-    if (idRoundedByParsing(json, ctx.state.json)) throw new PlantStoreError(ErrorCode.InvalidPlant, plantIdParameter.rule);
+    if (idRoundedByParsing(json, ctx.state.json)) throw new PlantStoreError(ErrorCode.InvalidPlant, PLANT_ID_RULE);
     await next();
   };
 }

@@ -19,7 +19,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
@@ -101,6 +101,9 @@ async function countBuild(build: string, index: number, options: CountOptions): 
   }
   const dump = readdirSync(options.dir).find((name) => name.startsWith(`callgrind.${contender.pid}.`));
   if (dump === undefined) throw new Error(`${build}: callgrind wrote no dump for process ${contender.pid} (found: ${readdirSync(options.dir).join(', ') || 'nothing'})`);
+  // BENCH_KEEP_DUMPS=<dir>: the dump is copied there, for callgrind_annotate by function.
+  const keep = process.env.BENCH_KEEP_DUMPS;
+  if (keep) copyFileSync(join(options.dir, dump), join(keep, `callgrind.${index}.${build.replace(/[^\w.=-]+/g, '_')}`));
   const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(options.dir, dump)], { maxBuffer: 1 << 28 }).toString();
   let total = Number.NaN;
   let compiler = 0;

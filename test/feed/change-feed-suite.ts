@@ -140,6 +140,21 @@ export function changeFeedSuite(storageName: string, storage: StorageFactory, ex
       expect(none.status).to.equal(401);
     });
 
+    it('any other method is 405 40501 with Allow: HEAD, GET, token or not (not a plant route with the id "changes"); OPTIONS lists them', async () => {
+      for (const method of ['POST', 'DELETE', 'PUT', 'PATCH', 'PROPFIND']) {
+        for (const headers of [{}, { Authorization: `Bearer ${tokens.operator}` }] as Record<string, string>[]) {
+          const answer = await fetch(feedUrl(), { method, headers, signal: AbortSignal.timeout(5000) });
+          expect([answer.status, ((await answer.json()) as { error: number }).error], method).to.deep.equal([405, 40501]);
+          expect(answer.headers.get('allow'), method).to.equal('HEAD, GET');
+        }
+      }
+      const options = await fetch(feedUrl(), { method: 'OPTIONS', signal: AbortSignal.timeout(5000) });
+      expect([options.status, options.headers.get('allow'), await options.text()]).to.deep.equal([200, 'HEAD, GET', '']);
+      // A plant path's answers are as they were.
+      const plant = await fetch(`${server.url}/plants/1`, { method: 'POST', signal: AbortSignal.timeout(5000) });
+      expect([plant.status, plant.headers.get('allow')]).to.deep.equal([405, 'HEAD, GET, DELETE']);
+    });
+
     it('closing the server ends open streams at once', async () => {
       const feeds = await Promise.all([follow(tokens.operator), follow(tokens.a)]);
       const started = performance.now();

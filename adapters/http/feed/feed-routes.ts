@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { FollowChanges, PlantOperation } from '../../../core/index.js';
 import { isB64token, type AuthState } from '../guards/bearer-auth.js';
 import type { HttpMetrics } from '../app/http-metrics.js';
+import { answerOtherMethods } from '../app/other-methods.js';
 import { writeEventStream, type EventStreamLimits } from './event-stream.js';
 
 export const FEED_PATH = '/plants/changes';
@@ -53,6 +54,7 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
       stop.abort();
     }
   });
+  answerOtherMethods(router, FEED_PATH, ['HEAD', 'GET']);
   return router;
 }
 

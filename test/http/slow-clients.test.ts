@@ -65,6 +65,32 @@ describe('slow clients', () => {
     expect(connection.unread()).to.equal('');
   });
 
+  describe('between requests on a kept-alive connection (Node\'s keep-alive timeout, 5 s, shorter than the headers timeout)', () => {
+    const keepAliveClose = 6000; // Node's 5 s, and the second it adds
+    const longHeadersTimeoutMs = 7000;
+    beforeEach(async () => {
+      await server.close();
+      server = await startHttpServer(memory, { timeouts: { headersTimeoutMs: longHeadersTimeoutMs, requestTimeoutMs: longHeadersTimeoutMs } });
+    });
+
+    it('a second request begun and stalled gets 408 40801 at the headers timeout, not a silent close; an idle connection is closed at the keep-alive timeout', async function () {
+      this.timeout(20_000);
+      const [stalled, idle] = [await open(), await open()];
+      for (const connection of [stalled, idle]) {
+        connection.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+        expectOk(await connection.nextResponse('GET /healthz'), 200);
+      }
+      const begun = performance.now();
+      stalled.write('GET /healthz HTTP/1.1\r\nHo');
+      const [timedOut, idleClosed] = await Promise.all([stalled.nextResponse('GET /healthz', longHeadersTimeoutMs + slack + 2000), idle.closedWithin(keepAliveClose + slack + 2000)]);
+      expectError(timedOut, 408, 40801);
+      expect(performance.now() - begun).to.be.within(longHeadersTimeoutMs - 100, longHeadersTimeoutMs + slack + 1000);
+      await stalled.closedWithin(1000);
+      expect(idleClosed).to.be.below(keepAliveClose + slack + 1000);
+      expect(idle.unread()).to.equal('');
+    });
+  });
+
   it('a slow-header client and a never-reading pipelining client do not delay a normal request by more than 250 ms', async () => {
     const http = new HttpClient(server);
     for (let id = 1; id <= 200; id++) await server.store.useCases.createPlant.execute({ id, name: `plant number ${id}`.padEnd(150, '.') });

@@ -14,12 +14,14 @@
  *   node dist/test/bench/instructions.js dist,dist@BENCH_TOKENS=50,dist@BENCH_SANDBOXES=50 W3
  *     (sandboxes off; 50 tokens, one per connection; 50 sandboxes, one per connection)
  *
- * Builds are named as for ab.ts (builds.ts). Each takes under a minute.
+ * Builds are named as for ab.ts (builds.ts). Each takes under a minute. With
+ * BENCH_KEEP_DUMPS=<directory> each build's callgrind dump is kept there, for
+ * `callgrind_annotate` function by function.
  */
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
@@ -103,6 +105,7 @@ async function countBuild(build: string, index: number, options: CountOptions): 
   if (dump === undefined) throw new Error(`${build}: callgrind wrote no dump for process ${contender.pid} (found: ${readdirSync(options.dir).join(', ') || 'nothing'})`);
   // BENCH_KEEP_DUMPS=<dir>: the dump is copied there, for callgrind_annotate by function.
   const keep = process.env.BENCH_KEEP_DUMPS;
+  if (keep) mkdirSync(keep, { recursive: true });
   if (keep) copyFileSync(join(options.dir, dump), join(keep, `callgrind.${index}.${build.replace(/[^\w.=-]+/g, '_')}`));
   const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(options.dir, dump)], { maxBuffer: 1 << 28 }).toString();
   let total = Number.NaN;

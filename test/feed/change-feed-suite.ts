@@ -3,6 +3,7 @@ import { FeedClient } from '../support/feed-client.js';
 import { eventually } from '../support/eventually.js';
 import { randomToken, startHttpServer, type HttpServer } from '../support/http-server.js';
 import type { StorageFactory } from '../storage/storage-contract.js';
+import { RawConnection } from '../support/raw-http.js';
 
 /**
  * The change feed over HTTP, driven by a real EventSource client: live order, resuming
@@ -140,13 +141,22 @@ export function changeFeedSuite(storageName: string, storage: StorageFactory, ex
       expect(none.status).to.equal(401);
     });
 
-    it('any other method is 405 40501 with Allow: HEAD, GET, token or not (not a plant route with the id "changes"); OPTIONS lists them', async () => {
+    it('any other method (CONNECT too) is 405 40501 with Allow: HEAD, GET, token or not (not a plant route with the id "changes"); OPTIONS lists them', async () => {
       for (const method of ['POST', 'DELETE', 'PUT', 'PATCH', 'PROPFIND']) {
         for (const headers of [{}, { Authorization: `Bearer ${tokens.operator}` }] as Record<string, string>[]) {
           const answer = await fetch(feedUrl(), { method, headers, signal: AbortSignal.timeout(5000) });
           expect([answer.status, ((await answer.json()) as { error: number }).error], method).to.deep.equal([405, 40501]);
           expect(answer.headers.get('allow'), method).to.equal('HEAD, GET');
         }
+      }
+      // CONNECT, which fetch cannot send, on a socket of its own: this server answers it like any method.
+      const raw = await RawConnection.open(server);
+      try {
+        raw.write('CONNECT /plants/changes HTTP/1.1\r\nHost: x\r\n\r\n');
+        const connect = await raw.nextResponse('CONNECT /plants/changes');
+        expect([connect.status, (connect.body as { error: number }).error, connect.headers.get('allow')]).to.deep.equal([405, 40501, 'HEAD, GET']);
+      } finally {
+        raw.destroy();
       }
       const options = await fetch(feedUrl(), { method: 'OPTIONS', signal: AbortSignal.timeout(5000) });
       expect([options.status, options.headers.get('allow'), await options.text()]).to.deep.equal([200, 'HEAD, GET', '']);

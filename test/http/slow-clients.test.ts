@@ -5,6 +5,8 @@ import { HttpClient } from '../support/http-client.js';
 import { expectError, expectOk } from '../support/http-expect.js';
 import { startHttpServer, type HttpServer } from '../support/http-server.js';
 import { RawConnection } from '../support/raw-http.js';
+import { eventually } from '../support/eventually.js';
+import { LINGER_AFTER_ANSWER_MS } from '../../adapters/http/errors/bare-error-answer.js';
 
 const memory = async () => ({ repository: new MemoryPlantRepository(), close: async () => {} });
 const headersTimeoutMs = 300;
@@ -63,6 +65,27 @@ describe('slow clients', () => {
     const closedAfter = await connection.closedWithin(requestTimeoutMs + slack + 500);
     expect(closedAfter).to.be.below(requestTimeoutMs + slack);
     expect(connection.unread()).to.equal('');
+  });
+
+  it('a client that never closes its side after a 408 is cut off, not kept half open', async () => {
+    // Half open: the server's end of the connection does not close this side.
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    hoarders.push(socket);
+    socket.setNoDelay(true);
+    let received = '';
+    let failed = false;
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => (failed = true));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: z');
+    await eventually(() => received.startsWith('HTTP/1.1 408 '), { what: 'the 408', timeoutMs: headersTimeoutMs + slack + 1000 });
+    // Once the server has let go, a write here meets a reset.
+    await new Promise((resolve) => setTimeout(resolve, LINGER_AFTER_ANSWER_MS + slack));
+    // The first write draws the reset; a write after it fails (EPIPE, ECONNRESET).
+    await eventually(() => {
+      if (!socket.destroyed) socket.write('more');
+      return failed || socket.destroyed;
+    }, { what: 'the server to have closed the connection', timeoutMs: 2000, intervalMs: 100 });
   });
 
   describe('between requests on a kept-alive connection (Node\'s keep-alive timeout, 5 s, shorter than the headers timeout)', () => {

@@ -13,7 +13,8 @@ export const OTHER_METHODS_ROUTE = 'other-methods';
  */
 export function answerOtherMethods(router: Router<any>, path: string, allowed: readonly string[]): void {
   const allow = allowed.join(', ');
-  const others = METHODS.filter((method) => !allowed.includes(method) && method !== 'CONNECT');
+  // CONNECT too: this server answers it like any method (node-server.ts).
+  const others = METHODS.filter((method) => !allowed.includes(method));
   router.register(path, others, (ctx) => {
     ctx.set('Allow', allow);
     if (ctx.method === 'OPTIONS') {
@@ -21,6 +22,6 @@ export function answerOtherMethods(router: Router<any>, path: string, allowed: r
       ctx.body = '';
       return;
     }
-    throw new PlantStoreError(ErrorCode.MethodNotAllowed, `${ctx.method} is not allowed on ${path}; allowed: ${allow}`);
+    throw new PlantStoreError(ErrorCode.MethodNotAllowed, `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`);
   }, { name: OTHER_METHODS_ROUTE });
 }

@@ -35,7 +35,14 @@ export function bareErrorAnswer(code: ErrorCode, message: string): BareErrorAnsw
 export function endSocketWith(socket: Socket, answer: BareErrorAnswer): void {
   const head = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}\r\n${head}\r\n${answer.body}`);
+  // Node's server keeps a connection half open until the client closes its side, which a
+  // hostile client never does: the client has had time to read the answer by then.
+  const linger = setTimeout(() => socket.destroy(), LINGER_AFTER_ANSWER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
+
+/** How long a connection ended after a parser error may stay half open. */
+export const LINGER_AFTER_ANSWER_MS = 2000;
 
 /** Sends the answer through Node's own response, which then closes the connection. */
 export function endResponseWith(res: ServerResponse, answer: BareErrorAnswer): void {

@@ -97,7 +97,9 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
     }
     onClientError(error, socket);
   });
-  server.on('timeout', closeUnlessRequestBegun);
+  // With no headers or request timeout at all (embedded use may set both to 0), nothing would bound a begun request: closed, as Node does.
+  const requestsBounded = options.headersTimeoutMs > 0 || options.requestTimeoutMs > 0;
+  server.on('timeout', (socket: Socket) => closeUnlessRequestBegun(socket, requestsBounded));
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     expectsContinue.add(req);
     onRequest(req, res);
@@ -113,15 +115,16 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
 type ParserState = { headersCompleted?: () => boolean };
 
 /**
- * The keep-alive timeout (Node's, 5 s) of a connection between requests. Node closes the
- * connection then, even when the next request's headers have begun to arrive: a slow
- * second request was cut off silently, where on a new connection it gets 408 at the headers
- * timeout. Begun, it is left to that timeout (Node's check of it answers 408 through
- * clientError); idle, it is closed, as Node would.
+ * The keep-alive timeout (Node's 5 s, and a second it adds) of a connection between
+ * requests. Node closes the connection then, even when the next request's headers have
+ * begun to arrive: a slow second request was cut off silently, where on a new connection it
+ * gets 408 at the headers timeout. Begun, it is left to that timeout, counted from its first
+ * byte (Node's check of it answers 408 through clientError); idle, or already answered and
+ * ended by us (`writable` false), it is closed, as Node would.
  */
-function closeUnlessRequestBegun(socket: Socket): void {
+function closeUnlessRequestBegun(socket: Socket, requestsBounded: boolean): void {
   const parser = (socket as Socket & { parser?: ParserState | null }).parser;
-  if (typeof parser?.headersCompleted === 'function' && !parser.headersCompleted()) return;
+  if (requestsBounded && socket.writable && typeof parser?.headersCompleted === 'function' && !parser.headersCompleted()) return;
   socket.destroy();
 }
 

@@ -4,6 +4,7 @@ import { ErrorCode, type TokenVerdict, type TokenVerifier } from '../../../core/
 import { bareErrorAnswer, endResponseWith } from '../errors/bare-error-answer.js';
 import { bearerVerdict } from '../guards/bearer-auth.js';
 import { answerClientError } from './client-error.js';
+import { hostHeaderProblem } from './host-header.js';
 import { limitPipelining } from './pipeline-limit.js';
 
 export interface NodeServerOptions {
@@ -126,23 +127,6 @@ function closeUnlessRequestBegun(socket: Socket, requestsBounded: boolean): void
   const parser = (socket as Socket & { parser?: ParserState | null }).parser;
   if (requestsBounded && socket.writable && typeof parser?.headersCompleted === 'function' && !parser.headersCompleted()) return;
   socket.destroy();
-}
-
-// RFC 3986's host (a name, an IPv4 address or a bracketed IP literal), then an optional port.
-const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
-
-/**
- * What RFC 9112 §3.2 makes a 400: an HTTP/1.1 request without Host, any request with more
- * than one Host line (Node keeps the first and drops the rest) or a Host that is no host.
- */
-function hostHeaderProblem(req: IncomingMessage): string | undefined {
-  const host = req.headers.host;
-  if (host === undefined) return req.httpVersion === '1.1' ? 'the request has no Host header, which HTTP/1.1 requires' : undefined;
-  const raw = req.rawHeaders;
-  let lines = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') lines++;
-  if (lines > 1) return 'the request has more than one Host header';
-  return HOST_VALUE.test(host) ? undefined : 'the Host header is not a host name or address with an optional port';
 }
 
 /**

@@ -7,7 +7,8 @@
  * in V8's compiler namespaces (code first made hot late, such as once-a-turn work, is still
  * being optimized then) is reported apart, and "steady" is the rest. Only user space is
  * counted, all threads: kernel work (socket reads and writes, wake-ups) and cache misses are
- * not, so a ratio here is no CPU-second ratio.
+ * not, so a ratio here is no CPU-second ratio. With BENCH_CACHE_SIM=on, callgrind's cache
+ * model runs too and its misses a request are reported (a model of the caches, not this CPU).
  *
  *   apt-get install valgrind            (the tests do not need it)
  *   node dist/test/bench/instructions.js koa-floor,dist,dist@PLANT_STORE_LOG_LEVEL=silent [W1|W2|W2own|W3|W4] [warm] [count]
@@ -21,7 +22,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { startBuild } from './builds.js';
@@ -36,7 +37,20 @@ interface Count {
   readonly total: number;
   /** Of which the own cost of the functions in V8's compiler namespaces. */
   readonly compiler: number;
+  /** With BENCH_CACHE_SIM=on: simulated cache misses a request, all threads. */
+  readonly misses?: CacheMisses;
 }
+
+/** Misses of callgrind's cache model (first-level and last-level, instructions and data). */
+interface CacheMisses {
+  readonly I1: number;
+  readonly D1: number;
+  readonly LL: number;
+}
+
+// BENCH_CACHE_SIM=on: callgrind also models the caches (slower), for a difference in CPU
+// time that the instructions do not show.
+const CACHE_SIM = process.env.BENCH_CACHE_SIM === 'on';
 
 // TurboFan, Turboshaft and Maglev: their functions live in these namespaces (what they call
 // elsewhere, such as memory allocation, stays in "steady").
@@ -64,10 +78,20 @@ async function main(): Promise<void> {
 function report(c: Count, first: Count): string {
   const steady = c.total - c.compiler;
   const ratio = steady / (first.total - first.compiler);
+  const misses = c.misses && `; misses a request: I1 ${Math.round(c.misses.I1)}, D1 ${Math.round(c.misses.D1)}, LL ${Math.round(c.misses.LL)}`;
   return (
     `${Math.round(steady)} instructions a request steady, ${ratio.toFixed(3)}x the first` +
-    ` (total ${Math.round(c.total)}, compilers ${Math.round(c.compiler)}; ${c.requests} requests)`
+    ` (total ${Math.round(c.total)}, compilers ${Math.round(c.compiler)}; ${c.requests} requests${misses ?? ''})`
   );
+}
+
+/** The dump's totals of the cache model's events (its `events:` and `summary:` lines), a request. */
+function cacheMisses(dump: string, requests: number): CacheMisses {
+  const events = /^events: (.*)$/m.exec(dump)?.[1]?.trim().split(/\s+/);
+  const totals = /^(?:summary|totals): (.*)$/m.exec(dump)?.[1]?.trim().split(/\s+/).map(Number);
+  if (events === undefined || totals === undefined) throw new Error('no cache events in callgrind\'s dump (was --cache-sim=yes given?)');
+  const sum = (...names: string[]) => names.reduce((total, name) => total + (totals[events.indexOf(name)] ?? Number.NaN), 0) / requests;
+  return { I1: sum('I1mr'), D1: sum('D1mr', 'D1mw'), LL: sum('ILmr', 'DLmr', 'DLmw') };
 }
 
 interface CountOptions {
@@ -81,7 +105,7 @@ interface CountOptions {
 
 async function countBuild(build: string, index: number, options: CountOptions): Promise<Count> {
   const prefix = join(options.dir, 'vgdb');
-  const launcher = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--vgdb-prefix=${prefix}`, `--callgrind-out-file=${join(options.dir, 'callgrind.%p')}`];
+  const launcher = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--vgdb-prefix=${prefix}`, `--callgrind-out-file=${join(options.dir, 'callgrind.%p')}`, ...(CACHE_SIM ? ['--cache-sim=yes'] : [])];
   const contender = await startBuild(build, index, options.token, launcher);
   // valgrind names its control pipe after HOST too: callgrind_control must see the child's
   // (a build given another HOST after `@` cannot be counted).
@@ -107,7 +131,7 @@ async function countBuild(build: string, index: number, options: CountOptions): 
   const keep = process.env.BENCH_KEEP_DUMPS;
   if (keep) mkdirSync(keep, { recursive: true });
   if (keep) copyFileSync(join(options.dir, dump), join(keep, `callgrind.${index}.${build.replace(/[^\w.=-]+/g, '_')}`));
-  const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(options.dir, dump)], { maxBuffer: 1 << 28 }).toString();
+  const annotated = execFileSync('callgrind_annotate', ['--threshold=100', '--show=Ir', join(options.dir, dump)], { maxBuffer: 1 << 28 }).toString();
   let total = Number.NaN;
   let compiler = 0;
   for (const line of annotated.split('\n')) {
@@ -119,7 +143,8 @@ async function countBuild(build: string, index: number, options: CountOptions): 
   }
   if (!(total > 0)) throw new Error(`${build}: no program total in callgrind's dump`);
   const requests = counted.requests.total;
-  return { build, requests, total: total / requests, compiler: compiler / requests };
+  const misses = CACHE_SIM ? cacheMisses(readFileSync(join(options.dir, dump), 'utf8'), requests) : undefined;
+  return { build, requests, total: total / requests, compiler: compiler / requests, ...(misses && { misses }) };
 }
 
 /** A count is only of requests answered as they should be: a cheap error answer would lower it. */

@@ -11,9 +11,13 @@ export const DEFAULT_SANDBOX = 'default';
 /** A sandbox name: 1 to 64 of a-z, 0-9 and -. */
 export const SANDBOX_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
 
-/** Why `name` cannot name a sandbox, or undefined. */
+/**
+ * Why `name` cannot name a sandbox, or undefined. Strings only: a JavaScript caller's
+ * undefined, null, number or array would pass the pattern once made a string (`undefined`
+ * does), and an undefined sandbox is the default one.
+ */
 export function sandboxNameProblem(name: string): string | undefined {
-  return SANDBOX_NAME_PATTERN.test(name) ? undefined : 'a sandbox name is 1 to 64 of a-z, 0-9 and -';
+  return typeof name === 'string' && SANDBOX_NAME_PATTERN.test(name) ? undefined : 'a sandbox name is 1 to 64 of a-z, 0-9 and -';
 }
 
 /**

@@ -49,7 +49,8 @@ export interface OpenStorage {
 /** Why `name` cannot be used as a sandbox of this storage, as `"name": …`; undefined when it can. */
 export function sandboxProblemIn(storage: Pick<OpenStorage, 'repository' | 'description'>, name: string): string | undefined {
   const problem = sandboxNameProblem(name) ?? (name !== DEFAULT_SANDBOX && storage.repository.sandbox === undefined ? `the ${storage.description} storage keeps no sandboxes` : undefined);
-  return problem && `"${name}": ${problem}`;
+  // Not String(name): a caller's object may throw from its toString.
+  return problem && `${typeof name === 'string' ? `"${name}"` : `not a string (${name === null ? 'null' : typeof name})`}: ${problem}`;
 }
 
 /** Opens the storage a store keeps its plants in (the Storage port's shape; a test passes its own). */

@@ -75,11 +75,13 @@ export class SelfServiceSandboxes {
   }
 
   /**
-   * Ends a sandbox: its plants and pending deliveries go, then its token, then whatever was
-   * added meanwhile. In that order so that a crash part-way leaves the grant, and the next
-   * expiry round (or a second end) finishes the job: nothing is left behind unowned.
+   * Ends a self-service sandbox: its plants and pending deliveries go, then its token, then
+   * whatever was added meanwhile. In that order so that a crash part-way leaves the grant,
+   * and the next expiry round (or a second end) finishes the job. A name without a grant
+   * (a static token's or a JWT's sandbox, or none) is left untouched: false.
    */
   async end(name: string): Promise<boolean> {
+    if (!(await this.registry.holds(name))) return false;
     await this.purge(name);
     const removed = await this.registry.remove(name);
     await this.purge(name);
@@ -94,7 +96,8 @@ export class SelfServiceSandboxes {
    */
   async confirmOpen(name: string): Promise<void> {
     if (await this.registry.holds(name)) return;
-    await this.end(name);
+    // Its grant is gone already: end would leave it be, so the late plant is purged here.
+    await this.purge(name);
     throw sandboxEnded();
   }
 

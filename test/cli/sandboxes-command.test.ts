@@ -66,6 +66,15 @@ describe('plant-store sandboxes, and export / import --sandbox', function () {
     expect((await (await HttpClient.connect(server.url, signUps[1]!.token)).get('/plants')).status, 'the other still works after a restart').to.equal(200);
   });
 
+  it('leaves a sandbox that is no self-service one as it was: a static token\'s keeps its plants (exit 1)', async () => {
+    const input = join(work.path, 'in.jsonl');
+    writeFileSync(input, '{"id": 1, "name": "kept"}\n{"id": 2, "name": "kept too"}\n');
+    expect((await plantStore('import', input, '--sandbox', 'team-a')).code).to.equal(0);
+    const refused = await plantStore('sandboxes', 'delete', 'team-a');
+    expect([refused.code, refused.stderr.trim()]).to.deep.equal([1, 'plant-store sandboxes: no self-service sandbox named "team-a"']);
+    expect((await plantStore('export', '--sandbox', 'team-a')).stdout.trim().split('\n').map((line) => JSON.parse(line).name)).to.deep.equal(['kept', 'kept too']);
+  });
+
   it('refuses a usage it does not know, with the usage line (exit 2)', async () => {
     for (const args of [['sandboxes'], ['sandboxes', 'delete'], ['sandboxes', 'list', 'extra'], ['sandboxes', 'drop', 'x']]) {
       const answer = await plantStore(...args);

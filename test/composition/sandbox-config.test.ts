@@ -71,6 +71,9 @@ describe('sandboxes in the configuration and the embedded API', () => {
       ]);
       expect(everything.map((event) => event.sandbox ?? 'default')).to.deep.equal(['default', 'garden', 'shed', 'garden']);
       expect(() => store.sandbox('Not OK')).to.throw(ConfigError, /a-z, 0-9 and -/);
+      // What a JavaScript caller may pass: none reaches the default sandbox or another's (['garden'] made a string is "garden").
+      const notNames: unknown[] = [undefined, null, 42, ['garden'], new String('garden'), { toString: () => 'garden' }];
+      for (const name of notNames) expect(() => store.sandbox(name as string), String(typeof name)).to.throw(ConfigError, /^not a string \((undefined|null|number|object)\): a sandbox name/);
     } finally {
       await store.close();
     }

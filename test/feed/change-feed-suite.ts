@@ -112,6 +112,39 @@ export function changeFeedSuite(storageName: string, storage: StorageFactory, ex
       expect(events.every((event) => event.data.name === undefined || event.data.name.startsWith('b'))).to.equal(true);
     });
 
+    // Memory and disk number every sandbox's changes in one sequence: in the clear, a cursor
+    // would show a sandbox how much the others write (MongoDB's are times and random ids).
+    if (exactly) {
+      it('a stream\'s first id tells a sandbox nothing of another\'s writes: sealed, and made afresh on every open', async () => {
+        const firstId = async (token: string): Promise<string> => {
+          const controller = new AbortController();
+          const answer = await fetch(feedUrl(), { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+          const reader = answer.body!.getReader();
+          let text = '';
+          try {
+            while (!/^id: ?.*\n/m.test(text)) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              text += Buffer.from(value).toString();
+            }
+          } finally {
+            controller.abort();
+          }
+          return /^id: ?(.*)\n/m.exec(text)![1]!;
+        };
+        const start = await firstId(tokens.a);
+        for (let id = 1; id <= 10; id++) await server.http.withToken(tokens.b).create(id, `b ${id}`);
+        const [next, nextAgain] = [await firstId(tokens.a), await firstId(tokens.a)];
+        for (const id of [start, next, nextAgain]) expect(id).to.match(/^[0-9a-f]{8}-[A-Za-z0-9_-]{22}$/);
+        expect(nextAgain, 'nothing written between the two: a different id all the same').to.not.equal(next);
+        // Resumed from the first, after b's ten: a's next create, and nothing else.
+        const resumed = await follow(tokens.a, { lastEventId: start });
+        await server.http.withToken(tokens.a).create(1, 'a one');
+        expect((await resumed.received(1)).map((event) => [event.type, event.data.name])).to.deep.equal([['plant.created', 'a one']]);
+        expect(resumed.events.map((event) => event.type)).to.deep.equal(['plant.created']);
+      });
+    }
+
     it('needs a token with plants:read: 401 without, 403 for a write-only token; the token may come as access_token', async () => {
       const none = await fetch(feedUrl());
       expect([none.status, ((await none.json()) as { error: number }).error]).to.deep.equal([401, 40101]);

@@ -58,7 +58,15 @@ describe('request log', () => {
     // A bare fetch: the 404 repeats the path it was asked for, token included, which the
     // client's leak check would flag; what is tested here is the log.
     await fetch(`${server.url}/nowhere/${token}`, { headers: { authorization: `Bearer ${token}` } });
-    expect(lines().filter((line) => line['msg'] === 'request')).to.have.length(4);
+    // Pasted where an id goes: the route matches (a 400 and a 404), so the route is logged instead of the path.
+    const pasted = [await fetch(`${server.url}/plants/${token}`, { headers: { authorization: `Bearer ${token}` } }), await fetch(`${server.url}/plants/${token}`, { method: 'DELETE' })];
+    expect(pasted.map((answer) => answer.status)).to.deep.equal([400, 401]);
+    const logged = lines().filter((line) => line['msg'] === 'request');
+    expect(logged).to.have.length(6);
+    expect(logged.slice(4).map((line) => [line['route'], line['path']])).to.deep.equal([
+      ['/plants/:id', '/plants/:id'],
+      ['/plants/:id', '/plants/:id'],
+    ]);
     expect(captured).not.to.include(token);
     expect(captured).not.to.include(token.slice(0, 16));
   });

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { open } from 'lmdb';
 import type { ChangeReader, PlantChange, PlantRepository } from '../../core/index.js';
 import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
-import { sequenceCursor } from '../../adapters/storage/sequence-cursor.js';
+import { SequenceCursors } from '../../adapters/storage/sequence-cursor.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 /**
@@ -12,6 +12,9 @@ import { tempDir, type TempDir } from '../support/temp-dir.js';
  * 1,024 in which it has changes. These write more changes than a block holds, with one
  * sandbox's few among another's many, so every read crosses stretches and blocks.
  */
+/** A cursor key (hex) written into a directory by a test, to make its cursors with. */
+const KEY = '00112233445566778899aabbccddeeff';
+
 describe('disk change log: stretches and blocks', function () {
   this.timeout(60_000);
   let directory: TempDir;
@@ -119,6 +122,32 @@ describe('disk change log: stretches and blocks', function () {
     }
   });
 
+  it('a directory from before sealed cursors gets a key once, kept across opens; its clear cursors reset', async () => {
+    await repository.add({ id: 1, name: 'one' });
+    await repository.close();
+    const env = open({ path: join(directory.path, DATABASE_FILE_NAME), maxDbs: 32 });
+    let id: string;
+    try {
+      const meta = env.openDB<unknown, string>({ name: 'change-log' });
+      id = meta.get('id') as string;
+      // As the release before wrote it: an id, no key, and cursors `<id>-<sequence in base 36>`.
+      await meta.remove('key');
+    } finally {
+      await env.close();
+    }
+    repository = DiskPlantRepository.open(directory.path);
+    const clear = await repository.changes!.open(`${id}-1`);
+    expect(clear.reset, 'a clear cursor of the release before').to.equal(true);
+    await repository.add({ id: 2, name: 'two' });
+    const [change] = await drain(clear.reader, 1);
+    await repository.close();
+    repository = DiskPlantRepository.open(directory.path);
+    const resumed = await repository.changes!.open(change!.cursor);
+    expect(resumed.reset, 'a sealed cursor, after a restart: the same key').to.equal(false);
+    await repository.add({ id: 3, name: 'three' });
+    expect((await drain(resumed.reader, 1)).map(described)).to.deep.equal(['plant.created 3']);
+  });
+
   it('a directory whose changes an earlier build kept by sandbox and sequence (`sandbox-changes`) reads them from its cursors, once moved', async () => {
     await repository.close();
     // As that build wrote them: the log's id, `changes` by sequence, `sandbox-changes` by [sandbox, sequence].
@@ -126,6 +155,8 @@ describe('disk change log: stretches and blocks', function () {
     const at = Date.now();
     try {
       await env.openDB({ name: 'change-log' }).put('id', 'feedface');
+      // Not that build's: the cursor key this release makes on open, put here so the test can make cursors.
+      await env.openDB({ name: 'change-log' }).put('key', KEY);
       const bySequence = env.openDB<[string, number], number>({ name: 'changes' });
       const earlier = env.openDB<object, [string, number]>({ name: 'sandbox-changes' });
       const written: [string, number, object][] = [
@@ -142,15 +173,16 @@ describe('disk change log: stretches and blocks', function () {
       await env.close();
     }
     repository = DiskPlantRepository.open(directory.path);
-    const garden = await repository.sandbox('garden').changes!.open(sequenceCursor('feedface', 0));
+    const cursors = new SequenceCursors('feedface', Buffer.from(KEY, 'hex'));
+    const garden = await repository.sandbox('garden').changes!.open(cursors.of(0));
     expect(garden.reset).to.equal(false);
     expect((await drain(garden.reader, 2)).map(described)).to.deep.equal(['plant.created 1', 'plant.created 2', 'plant.deleted 1']);
-    const fromDefault = await repository.changes!.open(sequenceCursor('feedface', 1));
+    const fromDefault = await repository.changes!.open(cursors.of(1));
     expect((await drain(fromDefault.reader, 10)).map((change) => change.event.data)).to.deep.equal([{ id: 1, name: 'default one' }]);
     // The next change follows them, and the earlier database is gone.
     await repository.sandbox('garden').add({ id: 3, name: 'three' });
     expect((await drain(garden.reader, 10)).map(described)).to.deep.equal(['plant.created 3']);
-    expect(garden.reader.position).to.equal(sequenceCursor('feedface', 5));
+    expect(garden.reader.position).to.equal(cursors.of(5));
     await repository.close();
     const names = open({ path: join(directory.path, DATABASE_FILE_NAME), maxDbs: 32, readOnly: true });
     try {

@@ -6,6 +6,7 @@ import { LOCK_FILE_NAME } from '../../adapters/storage/disk/data-dir-lock.js';
 import { DATABASE_FILE_NAME, DiskPlantRepository } from '../../adapters/storage/disk/disk-plant-repository.js';
 import { open } from 'lmdb';
 import { Subscriptions, type OutboxRecord, type PlantChange } from '../../core/index.js';
+import { sequencesOf } from '../support/disk-cursors.js';
 import { groupDirectory } from '../support/disk-group.js';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -122,7 +123,8 @@ describe('disk storage shared by the workers of a group', function () {
     const [fromA, fromB] = [await readAll(startA.reader), await readAll(startB.reader)];
     expect(fromA.map((c) => c.cursor)).to.deep.equal(fromB.map((c) => c.cursor));
     expect(fromA).to.have.length(220);
-    const sequences = fromA.map((c) => parseInt(c.cursor.slice(c.cursor.indexOf('-') + 1), 36));
+    const sequenceOf = sequencesOf(directory.path);
+    const sequences = fromA.map((c) => sequenceOf(c.cursor));
     expect(sequences).to.deep.equal(Array.from({ length: 220 }, (_, i) => sequences[0]! + i));
     // Each plant's own changes in the order they were made: created, then (perhaps) deleted.
     const seen = new Map<number, string[]>();

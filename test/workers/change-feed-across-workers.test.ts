@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { sequencesOf } from '../support/disk-cursors.js';
 import { eventually } from '../support/eventually.js';
 import { FeedClient } from '../support/feed-client.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -7,13 +8,6 @@ import { allIds, Connection, connections, countBy, CreateLoad, errorCode, GROUP_
 
 const CREATES = 400;
 const WRITERS = 16;
-
-/** The sequence number of a disk log's cursor (`<log id>-<base 36>`). */
-function sequenceOf(cursor: string): number {
-  const match = /^[0-9a-f]+-([0-9a-z]+)$/.exec(cursor);
-  if (!match) throw new Error(`not a disk cursor: ${cursor}`);
-  return parseInt(match[1]!, 36);
-}
 
 describe('the change feed of a group of 2 workers on disk', function () {
   this.timeout(60_000);
@@ -102,6 +96,7 @@ describe('the change feed of a group of 2 workers on disk', function () {
       for (const event of changes) expect(event.data).to.deep.equal({ id: event.data.id, name: `plant ${event.data.id}` });
 
       // In sequence order: the cursors' numbers increase along the stream.
+      const sequenceOf = sequencesOf(dataDir.path);
       const sequences = feed.changes.map((event) => sequenceOf(event.id));
       const backwards = sequences.flatMap((sequence, i) => (i > 0 && sequence <= sequences[i - 1]! ? [`${sequences[i - 1]} then ${sequence}`] : []));
       expect(backwards, 'sequence numbers not increasing along the stream').to.deep.equal([]);
@@ -164,6 +159,7 @@ describe('the change feed of a group of 2 workers on disk', function () {
       await new Promise((resolve) => setTimeout(resolve, 500)); // repeats would have arrived
       const changes = feed.changes;
       const ids = changes.map((event) => event.data.id as number);
+      const sequenceOf = sequencesOf(dataDir.path);
       const sequences = changes.map((event) => sequenceOf(event.id));
       const backwards = sequences.flatMap((sequence, i) => (i > 0 && sequence <= sequences[i - 1]! ? [`${sequences[i - 1]} then ${sequence}`] : []));
       console.log(

@@ -13,8 +13,8 @@ export interface RequestLogState {
 /**
  * One line per request, written once its answer is decided: at `info`, or at `error` with
  * the cause for a 5xx (the client saw only the code and the request id). The line has the
- * route and, for a matched route, the path — never the query string or headers, so no
- * credential can reach it — the error code of any error answer, and the trace id of a
+ * route and, for a matched route whose parameters are ids, the path — never the query
+ * string or headers, so no credential can reach it — the error code of any error answer, and the trace id of a
  * W3C `traceparent`. The metrics count the request from the same fields.
  */
 export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failure: PlantStoreError | undefined, metrics?: HttpMetrics): void {
@@ -24,9 +24,7 @@ export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failur
     requestId: state.requestId,
     method: ctx.method,
     route: route ?? null,
-    // Only a matched path is logged: its shape is known (ids), while an unmatched one is
-    // whatever the client typed, credentials included.
-    path: route === undefined ? undefined : ctx.path,
+    path: loggedPath(ctx, route),
     status: ctx.status,
     error: failure?.code,
     // To the microsecond: finer is noise, and a shorter number is cheaper to write on every line.
@@ -43,6 +41,20 @@ export function logRequest(log: HttpLog, ctx: Context, startedMs: number, failur
     // The answer is already decided; a failing log must not change it or crash the process.
     process.stderr.write(`plant-store: the request log failed: ${(error as Error)?.message}\n`);
   }
+}
+
+/** A route's parameter as logged: an id, digits only (anything else may be what the client pasted there, a token say). */
+const LOGGED_PARAMETER = /^[0-9]{1,20}$/;
+
+/**
+ * The path of a matched route, or, when one of its parameters is not an id (`/plants/<a
+ * token>` answers 400 but matches `/plants/:id`), the route itself. An unmatched path is not
+ * logged at all: it is whatever the client typed, credentials included.
+ */
+function loggedPath(ctx: Context, route: string | undefined): string | undefined {
+  if (route === undefined) return undefined;
+  const params = (ctx as { params?: Record<string, string> }).params ?? {};
+  return Object.values(params).every((value) => LOGGED_PARAMETER.test(value)) ? ctx.path : route;
 }
 
 /** The request line as a person reads it: `GET /plants/7 404 40401 0.4 ms token-1`. */

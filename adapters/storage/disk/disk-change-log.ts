@@ -11,7 +11,7 @@ import {
   type PlantEvent,
 } from '../../../core/index.js';
 import { SandboxWatchers } from '../sandbox-watchers.js';
-import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
+import { newCursorKey, SequenceCursors } from '../sequence-cursor.js';
 import { adoptEarlierDatabase } from './earlier-database.js';
 
 /** A change as kept: created (with the plant's fields) or deleted, and when (ms since the epoch). */
@@ -98,7 +98,7 @@ export class DiskChangeLog implements ChangeRetention {
   private readonly blocks: Database<true, SandboxBlock>;
   private readonly blockSandboxes: Database<true, BlockSandbox>;
   private readonly meta: Database<unknown, string>;
-  private readonly logId: string;
+  private readonly cursors: SequenceCursors;
   private readonly waiting = new SandboxWatchers(() => this.stopPolling());
   private poll: NodeJS.Timeout | undefined;
   /** The highest sequence number the poll has seen. */
@@ -119,14 +119,16 @@ export class DiskChangeLog implements ChangeRetention {
     this.blockSandboxes = root.openDB<true, BlockSandbox>({ name: 'change-block-sandboxes' });
     this.meta = root.openDB<unknown, string>({ name: 'change-log' });
     this.adoptEarlierIndex();
-    // Made once, with the directory's first write of it: a cursor of another directory (or
-    // of a directory made anew) is told apart. In a transaction: workers start together.
-    this.logId = this.meta.transactionSync(() => {
-      const made = this.meta.get('id') as string | undefined;
-      if (made !== undefined) return made;
-      const id = randomBytes(4).toString('hex');
-      void this.meta.put('id', id);
-      return id;
+    // Made once, with the directory's first write of them: a cursor of another directory (or
+    // of a directory made anew) is told apart, and every worker seals and reads cursors with
+    // the same key (a directory of an earlier release, whose cursors were not sealed, gets one
+    // now: its clients' cursors reset once). In a transaction: workers start together.
+    this.cursors = this.meta.transactionSync(() => {
+      let id = this.meta.get('id') as string | undefined;
+      if (id === undefined) void this.meta.put('id', (id = randomBytes(4).toString('hex')));
+      let key = this.meta.get('key') as string | undefined;
+      if (key === undefined) void this.meta.put('key', (key = newCursorKey().toString('hex')));
+      return new SequenceCursors(id, Buffer.from(key, 'hex'));
     });
     // Workers read the highest number from `last`, which only they keep: raised here to what
     // the log holds, since a single process (or an older release) wrote without keeping it.
@@ -167,10 +169,10 @@ export class DiskChangeLog implements ChangeRetention {
   of(sandbox: string): ChangeLog {
     return {
       open: async (cursor) => {
-        const after = cursor === undefined ? undefined : sequenceOf(cursor, this.logId);
+        const after = cursor === undefined ? undefined : this.cursors.sequenceOf(cursor);
         const [last, forgotten] = this.read(() => [this.committedLast(), this.forgottenThrough(sandbox)]);
         const known = after !== undefined && after <= last && after >= forgotten;
-        return { reader: this.reader(sandbox, known ? after : last), reset: cursor !== undefined && !known };
+        return { reader: known ? this.reader(sandbox, after, cursor) : this.reader(sandbox, last), reset: cursor !== undefined && !known };
       },
       watch: (wake) => {
         const unwatch = this.waiting.watch(sandbox, wake);
@@ -337,13 +339,15 @@ export class DiskChangeLog implements ChangeRetention {
    * sandbox has been read: past `last` once a read ends short of `limit`, since nothing of
    * the sandbox lies between its last change and the log's newest then.
    */
-  private reader(sandbox: string, after: number): ChangeReader {
+  private reader(sandbox: string, after: number, given?: string): ChangeReader {
     let last = after;
     let looked = after;
-    const logId = this.logId;
+    // The cursor given for `after`, or one made afresh when asked (see SequenceCursors), then each change's.
+    let cursor = given;
+    const cursors = this.cursors;
     return {
       get position() {
-        return sequenceCursor(logId, last);
+        return (cursor ??= cursors.at(last));
       },
       next: async (limit) =>
         this.read(() => {
@@ -359,8 +363,9 @@ export class DiskChangeLog implements ChangeRetention {
             while (changes.length < limit && from <= blockEnd) {
               const stretch = stretchOf(from);
               for (const { key, value } of this.stretches.getRange({ start: [stretch, sandbox, from], end: [stretch, sandbox, LAST_SEQUENCE], limit: limit - changes.length })) {
-                changes.push({ cursor: sequenceCursor(logId, key[2]), event: eventOf(sandbox, value) });
                 last = key[2];
+                cursor = cursors.of(last);
+                changes.push({ cursor, event: eventOf(sandbox, value) });
               }
               from = (stretch + 1) * STRETCH;
             }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_SANDBOX, plantCreated, plantDeleted, type ChangeLog, type ChangeReader, type ChangeRetention, type PlantChange, type PlantEvent } from '../../../core/index.js';
-import { sequenceCursor, sequenceOf } from '../sequence-cursor.js';
+import { newCursorKey, SequenceCursors } from '../sequence-cursor.js';
 
 /** A created plant's fields as the trees keep them: the log holds the same frozen object. */
 export interface CreatedFields {
@@ -33,11 +33,11 @@ class SandboxLog {
 /**
  * The change logs of one memory storage, every sandbox's, lost with the process like the
  * plants. One sequence for the storage: a change's number is its commit order, since every
- * change is recorded in the same synchronous step as the change itself. The log's id is
- * random per storage, so a cursor from before a restart is told apart (a reset).
+ * change is recorded in the same synchronous step as the change itself. The log's id and
+ * key are random per storage, so a cursor from before a restart is told apart (a reset).
  */
 export class MemoryChangeLogs implements ChangeRetention {
-  private readonly logId = randomBytes(4).toString('hex');
+  private readonly cursors = new SequenceCursors(randomBytes(4).toString('hex'), newCursorKey());
   private sequence = 0;
   private readonly logs = new Map<string, SandboxLog>();
 
@@ -81,9 +81,9 @@ export class MemoryChangeLogs implements ChangeRetention {
     return {
       open: async (cursor) => {
         const log = this.logOf(sandbox);
-        const after = cursor === undefined ? undefined : sequenceOf(cursor, this.logId);
+        const after = cursor === undefined ? undefined : this.cursors.sequenceOf(cursor);
         const known = after !== undefined && after <= this.sequence && after >= log.prunedThrough;
-        return { reader: this.reader(log, sandbox, known ? after : this.sequence), reset: cursor !== undefined && !known };
+        return { reader: known ? this.reader(log, sandbox, after, cursor) : this.reader(log, sandbox, this.sequence), reset: cursor !== undefined && !known };
       },
       watch: (wake) => {
         const log = this.logOf(sandbox);
@@ -93,18 +93,21 @@ export class MemoryChangeLogs implements ChangeRetention {
     };
   }
 
-  private reader(log: SandboxLog, sandbox: string, after: number): ChangeReader {
-    const logId = this.logId;
+  /** A reader after `after`: at the cursor given for it, or at a position made afresh (see SequenceCursors). */
+  private reader(log: SandboxLog, sandbox: string, after: number, given?: string): ChangeReader {
+    const cursors = this.cursors;
     let last = after;
+    let cursor = given;
     return {
       get position() {
-        return sequenceCursor(logId, last);
+        return (cursor ??= cursors.at(last));
       },
       next: async (limit) => {
         const changes: PlantChange[] = [];
         for (let i = firstAfter(log, last); i < log.sequences.length && changes.length < limit; i++) {
-          changes.push({ cursor: sequenceCursor(logId, log.sequences[i]!), event: eventAt(log, i, sandbox) });
           last = log.sequences[i]!;
+          cursor = cursors.of(last);
+          changes.push({ cursor, event: eventAt(log, i, sandbox) });
         }
         return changes;
       },

@@ -1,4 +1,5 @@
 import { JsonDocumentScanner, MAX_ELEMENT_CHARS, type DocumentShape } from './json-document-scanner.js';
+import { NOT_UTF8_MARK } from './utf8-chunks.js';
 
 /** A parsed entry of a plants file (not yet validated as a plant), or why it could not be read. */
 export type PlantFileEntry = { readonly line: number; readonly value: unknown } | { readonly line: number; readonly problem: string };
@@ -7,6 +8,8 @@ export type PlantFileFormat = 'json-lines' | DocumentShape;
 
 /** What an entry that is not JSON is reported as: the API's own words for such a body. */
 export const NOT_JSON = 'the plant is not valid JSON';
+/** What an entry holding bytes that are not UTF-8 is reported as (read through utf8Chunks). */
+export const NOT_UTF8 = 'the plant is not valid UTF-8';
 
 /**
  * Reads plants from a text stream in any of the formats `plant-store import` accepts, one
@@ -16,7 +19,8 @@ export const NOT_JSON = 'the plant is not valid JSON';
  * - json-server's db.json: an object whose `plants` key holds the array.
  * The format is told from the start: `[` is an array; a first line that is a whole JSON
  * value is JSON Lines (unless it is a one-line `{ "plants": [...] }`); a `{` that opens a
- * longer document is json-server's.
+ * longer document is json-server's. Give it bytes through utf8Chunks: an entry holding bytes
+ * that are not UTF-8 is then reported, not read with U+FFFD in their place.
  */
 export async function* readPlantFile(chunks: AsyncIterable<string>): AsyncGenerator<PlantFileEntry> {
   const iterator = chunks[Symbol.asyncIterator]();
@@ -55,6 +59,7 @@ async function* jsonLines(head: string, rest: AsyncIterable<string>): AsyncGener
     line++;
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
+    if (trimmed.includes(NOT_UTF8_MARK)) return { line, problem: NOT_UTF8 };
     const value = parseOrUndefined(trimmed);
     return value === undefined ? { line, problem: NOT_JSON } : { line, value };
   };
@@ -91,6 +96,7 @@ async function* document(shape: DocumentShape, head: string, rest: AsyncIterable
   const scanner = new JsonDocumentScanner(shape);
   const toEntry = (element: ReturnType<JsonDocumentScanner['feed']>[number]): PlantFileEntry => {
     if ('problem' in element) return element;
+    if (element.text.includes(NOT_UTF8_MARK)) return { line: element.line, problem: NOT_UTF8 };
     const value = parseOrUndefined(element.text);
     return value === undefined ? { line: element.line, problem: NOT_JSON } : { line: element.line, value };
   };

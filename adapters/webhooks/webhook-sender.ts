@@ -70,7 +70,6 @@ export class WebhookSender implements WebhookTransport {
       const finish = (result: Omit<SentAttempt, 'durationMs'>) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
         resolve({ ...result, durationMs: elapsed() });
       };
       const req = request(url, {
@@ -78,20 +77,28 @@ export class WebhookSender implements WebhookTransport {
         headers,
         agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
       });
-      // The whole attempt, answer included, gets timeoutMs.
+      // The whole attempt, answer included, gets timeoutMs: its status decides the outcome,
+      // but a body still arriving then is cut off with its connection. Left to trickle in, such
+      // bodies held the agent's connections to that host one by one, until none was left for
+      // its other endpoints.
       const timer = setTimeout(() => {
         finish({ error: `no answer within ${this.options.timeoutMs} ms` });
         req.destroy();
       }, this.options.timeoutMs);
+      req.on('close', () => clearTimeout(timer));
       req.on('response', (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;
-        // The body is not read for anything; draining it lets the socket close.
+        // The body is not read for anything; draining it lets the connection be reused.
         response.resume();
+        response.on('end', () => clearTimeout(timer));
         const location = response.headers.location;
         finish(status >= 300 && status < 400 ? { status, error: `redirect${location ? ` to ${location}` : ''} not followed` } : { status });
         response.on('error', () => {});
       });
-      req.on('error', (error) => finish({ error: error.message }));
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        finish({ error: error.message });
+      });
       req.end(body);
     });
   }

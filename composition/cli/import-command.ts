@@ -1,5 +1,6 @@
 import { createReadStream, statSync, type ReadStream } from 'node:fs';
 import { readPlantFile } from '../../adapters/files/plant-file-reader.js';
+import { utf8Chunks } from '../../adapters/files/utf8-chunks.js';
 import { splitCommandArgs } from './command-args.js';
 import { ConfigError } from '../config/config-error.js';
 import { configFrom } from '../config/parse-config.js';
@@ -22,7 +23,7 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
   const { storage } = configFrom(args.settings, process.env);
   if (storage === undefined) throw new ConfigError('import needs disk or mongodb storage: memory storage lives only inside a running server');
 
-  let input: NodeJS.ReadableStream & { setEncoding(encoding: BufferEncoding): unknown };
+  let input: NodeJS.ReadableStream;
   let size: number | undefined;
   let fileStream: ReadStream | undefined;
   if (file === '-') input = process.stdin;
@@ -30,7 +31,6 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
     size = sizeOf(file);
     input = fileStream = createReadStream(file);
   }
-  input.setEncoding('utf8');
   const source = file === '-' ? 'standard input' : file;
 
   const opened = await openStorage(storage);
@@ -44,7 +44,7 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
   const progress = ImportProgress.wanted(process.stderr, size) ? new ImportProgress(process.stderr, size, () => fileStream!.bytesRead) : undefined;
   const started = performance.now();
   try {
-    const counts = await importPlants(readPlantFile(input as AsyncIterable<string>), plants, {
+    const counts = await importPlants(readPlantFile(utf8Chunks(input as AsyncIterable<Buffer>)), plants, {
       onInvalid: (line, message) => {
         progress?.finish();
         process.stderr.write(`${source}:${line}: ${message}\n`);

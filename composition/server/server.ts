@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_SANDBOX, type TokenVerifier } from '../../core/index.js';
@@ -58,7 +59,9 @@ export async function serveStore(
   const settings = { ...HTTP_DEFAULTS, ...withoutUndefined(given) };
   const metrics = settings.metrics ? await httpMetricsFor(store, settings.groupWorker ?? false) : undefined;
   // Aborted on close: open change streams end at once, rather than holding the grace period.
+  // Each open stream listens to it (and stops when it ends): no limit, or Node warns past 10.
   const closing = new AbortController();
+  setMaxListeners(0, closing.signal);
   const app = createHttpApp({
     closing: closing.signal,
     settings: { ...settings, rateLimit: settings.rateLimit, authFailuresPerMinute: settings.authFailuresPerMinute },

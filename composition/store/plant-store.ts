@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { NewPlant, PageQuery, Plant, PlantPage, PlantUseCases } from '../../core/index.js';
 import type { MetricsRegistry } from '../../adapters/metrics/metrics-registry.js';
 import { ConfigError } from '../config/config-error.js';
@@ -45,6 +46,8 @@ export class PlantStore {
 
   /** @internal Made by createPlantStore or buildServer (assembleStore), which start what it runs. */
   constructor(parts: StoreParts) {
+    // Every open `changes()` iteration listens to it (until it ends): no limit, or Node warns past 10.
+    setMaxListeners(0, this.closing.signal);
     ({ storage: this.storage, events: this.events, useCases: this.useCases, webhooks: this.webhooks, selfService: this.selfService, metrics: this.metrics, stopFeedRetention: this.stopFeedRetention } = parts);
   }
 

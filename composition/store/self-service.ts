@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { isPlantStoreError, parseNewPlant, SelfServiceSandboxes, type Clock, type Log, type Plant, type PlantRepository } from '../../core/index.js';
 import { readPlantFile } from '../../adapters/files/plant-file-reader.js';
+import { utf8Chunks } from '../../adapters/files/utf8-chunks.js';
 import { ConfigError } from '../config/config-error.js';
 import type { SandboxOptions } from '../config/sandbox-settings.js';
 import { repeat } from './repeat.js';
@@ -34,7 +35,7 @@ export async function selfServiceFor(options: SandboxOptions, repository: PlantR
 async function readSeed(path: string): Promise<Plant[]> {
   const plants: Plant[] = [];
   try {
-    for await (const entry of readPlantFile(createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>)) {
+    for await (const entry of readPlantFile(utf8Chunks(createReadStream(path) as AsyncIterable<Buffer>))) {
       if ('problem' in entry) throw new ConfigError(`sandbox seed ${path}:${entry.line}: ${entry.problem}`);
       try {
         plants.push(parseNewPlant(entry.value));

@@ -84,6 +84,18 @@ describe('plant-store export and import', function () {
     expect((await plantStore('a', 'export')).stdout).to.equal(jsonLines([{ id: 1, name: 'ok' }, { id: 4, name: 'ok too' }]));
   });
 
+  it('a line whose bytes are not UTF-8 is reported, not stored changed; a malformed array is reported where it goes wrong (exit 1 both)', async () => {
+    const input = dir('latin1.jsonl');
+    writeFileSync(input, Buffer.concat([Buffer.from('{"id":1,"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"id":2,"name":"café"}\n')]));
+    const result = await plantStore('a', 'import', input);
+    expect([result.code, result.stderr.trim()]).to.deep.equal([1, `${input}:1: the plant is not valid UTF-8`]);
+    expect((await plantStore('a', 'export')).stdout).to.equal(jsonLines([{ id: 2, name: 'café' }]));
+    const broken = file('broken.json', '[{"id":10,"name":"a"}}');
+    const refused = await plantStore('b', 'import', broken);
+    expect([refused.code, refused.stderr.trim()]).to.deep.equal([1, `${broken}:1: the JSON document is malformed here ("}" where "]" should be); the rest of the file is not read`]);
+    expect(refused.stdout).to.contain('0 created, 0 skipped (id already taken), 1 invalid');
+  });
+
   it("a json-server db.json imports its plants and ignores its other collections", async () => {
     const db = { plants: [{ id: 1, name: 'Monstera', tag: 'tropical' }, { id: 2, name: 'Fern' }], comments: [{ id: 1, body: 'hi', postId: 1 }], profile: { name: 'typicode' } };
     const result = await plantStore('a', 'import', file('db.json', JSON.stringify(db, null, 2)));

@@ -145,6 +145,19 @@ export function changeFeedSuite(storageName: string, storage: StorageFactory, ex
       });
     }
 
+    it('15 streams at once raise no warning (each listens for the server closing)', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on('warning', onWarning);
+      try {
+        await Promise.all(Array.from({ length: 15 }, () => follow(tokens.reader)));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).to.deep.equal([]);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+
     it('needs a token with plants:read: 401 without, 403 for a write-only token; the token may come as access_token', async () => {
       const none = await fetch(feedUrl());
       expect([none.status, ((await none.json()) as { error: number }).error]).to.deep.equal([401, 40101]);

@@ -64,6 +64,20 @@ export const httpSettings = {
     { option: 'http.docs', flag: 'docs', env: 'PLANT_STORE_DOCS', default: String(HTTP_DEFAULTS.docs), help: 'serve /openapi.json and the docs page /docs (true or false)' },
     boolean(),
   ),
+  feedStreams: setting(
+    { option: 'http.feedStreams', flag: 'feed-streams', env: 'PLANT_STORE_FEED_STREAMS', default: String(HTTP_DEFAULTS.feedStreams), help: 'change streams (GET /plants/changes) a server process keeps open at once; 429 past it' },
+    integer(1, 1_000_000),
+  ),
+  feedStreamsPerToken: setting(
+    {
+      option: 'http.feedStreamsPerToken',
+      flag: 'feed-streams-per-token',
+      env: 'PLANT_STORE_FEED_STREAMS_PER_TOKEN',
+      default: String(HTTP_DEFAULTS.feedStreamsPerToken),
+      help: 'change streams one token may have open at once, per server process; 429 past it',
+    },
+    integer(1, 1_000_000),
+  ),
   metrics: setting(
     { option: 'http.metrics', flag: 'metrics', env: 'PLANT_STORE_METRICS', default: HTTP_DEFAULTS.metrics ? 'on' : 'off', help: 'count requests, storage calls and webhooks; serve them for Prometheus at /metrics (on or off)' },
     onOff(),

@@ -115,6 +115,9 @@ export async function startPlantStore(options: NodeContenderOptions): Promise<Co
     HOST: LOOPBACK,
     PLANT_STORE_LOG_LEVEL: 'info',
     PLANT_STORE_RATE_LIMIT: 'off',
+    // The feed section opens 1,000 streams with one token: the limits are not what it measures.
+    PLANT_STORE_FEED_STREAMS: '100000',
+    PLANT_STORE_FEED_STREAMS_PER_TOKEN: '100000',
     // The sections compare against the memory ceiling unless they choose a storage themselves.
     PLANT_STORE_STORAGE: 'memory',
     ...(sandboxes?.seed !== undefined && {

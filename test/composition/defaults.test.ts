@@ -27,6 +27,8 @@ const libraryDefaults: Partial<Record<SettingName, string>> = {
   corsOrigins: HTTP_DEFAULTS.corsOrigins.join(','),
   docs: String(HTTP_DEFAULTS.docs),
   metrics: HTTP_DEFAULTS.metrics ? 'on' : 'off',
+  feedStreams: String(HTTP_DEFAULTS.feedStreams),
+  feedStreamsPerToken: String(HTTP_DEFAULTS.feedStreamsPerToken),
   storageTimeout: String(DEFAULT_STORAGE_TIMEOUT_MS),
   webhookEvents: DEFAULT_WEBHOOK_EVENTS.join(','),
   webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE,

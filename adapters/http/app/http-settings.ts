@@ -32,6 +32,10 @@ export interface HttpSettings {
   readonly docs?: boolean;
   /** Count requests and serve Prometheus metrics at `/metrics` (see docs/metrics.md). */
   readonly metrics?: boolean;
+  /** Change streams open at once in this process; past it, 429. */
+  readonly feedStreams?: number;
+  /** Change streams open at once for one token; past it, 429. */
+  readonly feedStreamsPerToken?: number;
 }
 
 /** HttpSettings with every value decided: the defaults applied, or the command's configuration. */
@@ -56,4 +60,8 @@ export const HTTP_DEFAULTS = {
   corsOrigins: [],
   docs: true,
   metrics: false,
+  // A stream catching up while its client does not read holds its read batch and at most
+  // twice its buffer (event-stream.ts): a few hundred KB; 500 such streams took 300 MB.
+  feedStreams: 500,
+  feedStreamsPerToken: 100,
 } as const satisfies HttpSettings;

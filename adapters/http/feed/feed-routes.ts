@@ -4,7 +4,9 @@ import type { FollowChanges, PlantOperation } from '../../../core/index.js';
 import { isB64token, type AuthState } from '../guards/bearer-auth.js';
 import type { HttpMetrics } from '../app/http-metrics.js';
 import { answerOtherMethods } from '../app/other-methods.js';
+import { tooManyRequests } from '../guards/rate-limit.js';
 import { writeEventStream, type EventStreamLimits } from './event-stream.js';
+import { OpenStreams, type StreamLimits } from './open-streams.js';
 
 export const FEED_PATH = '/plants/changes';
 
@@ -21,11 +23,17 @@ export interface FeedRoutesOptions {
   readonly closing: AbortSignal;
   readonly metrics?: HttpMetrics | undefined;
   readonly limits?: EventStreamLimits;
+  /** Streams open at once, in all and per token: past either, 429. */
+  readonly streams: StreamLimits;
 }
+
+/** A refused stream may be asked for again this much later (a stream ends at the latest when its client stops reading, 10 s). */
+const RETRY_AFTER_SECONDS = 5;
 
 /** `GET /plants/changes`: the caller's sandbox's changes as Server-Sent Events (event-stream.ts). */
 export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: options.basePath, sensitive: true });
+  const open = new OpenStreams(options.streams);
   router.get(FEED_PATH, tokenFromQuery, options.guard('followChanges') as Middleware<AuthState>, async (ctx) => {
     if (ctx.method === 'HEAD') {
       // GET's headers, at once: a stream has no end for a HEAD to wait for.
@@ -33,6 +41,9 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
       ctx.set(STREAM_HEADERS);
       return;
     }
+    const holder = (ctx.state as { tokenHolder?: string }).tokenHolder ?? '';
+    const refused = open.open(holder);
+    if (refused !== undefined) throw tooManyRequests(ctx, RETRY_AFTER_SECONDS, refused);
     const stop = new AbortController();
     const onClosing = () => stop.abort();
     options.closing.addEventListener('abort', onClosing, { once: true });
@@ -50,6 +61,7 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
         options.metrics?.feedStreams(-1);
       }
     } finally {
+      open.close(holder);
       options.closing.removeEventListener('abort', onClosing);
       stop.abort();
     }

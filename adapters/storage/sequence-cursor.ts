@@ -16,6 +16,12 @@ import { createCipheriv, createDecipheriv, randomBytes, type Cipher, type Deciph
 // answers a whole block.
 
 const BLOCK = 16;
+/**
+ * Event cursors kept, by number (a slot each, number modulo this): every stream of a sandbox
+ * reads the same recent changes, each in its own batches, so one cursor is read many times
+ * over a short while. About 300 KB of strings at most, once for the storage.
+ */
+const KEPT = 4096;
 /** base64url of 16 bytes, canonical (the last character carries 2 bits: A, Q, g or w). */
 const SEALED = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 const TWO_TO_32 = 2 ** 32;
@@ -30,9 +36,8 @@ export class SequenceCursors {
   private readonly seal: Cipher;
   private readonly unseal: Decipher;
   private readonly block = Buffer.alloc(BLOCK);
-  // One event is read by every stream of its sandbox in turn: its cursor is sealed once.
-  private lastSequence = -1;
-  private lastCursor = '';
+  private readonly keptSequences = new Float64Array(KEPT).fill(-1);
+  private readonly keptCursors: string[] = new Array<string>(KEPT).fill('');
 
   constructor(
     readonly logId: string,
@@ -45,11 +50,12 @@ export class SequenceCursors {
 
   /** The cursor of change `sequence`: the same every time. */
   of(sequence: number): string {
-    if (sequence !== this.lastSequence) {
-      this.lastCursor = this.sealed(sequence, 0);
-      this.lastSequence = sequence;
+    const slot = sequence % KEPT;
+    if (this.keptSequences[slot] !== sequence) {
+      this.keptCursors[slot] = this.sealed(sequence, 0);
+      this.keptSequences[slot] = sequence;
     }
-    return this.lastCursor;
+    return this.keptCursors[slot]!;
   }
 
   /** A position at `sequence` (where a stream starts): a cursor made afresh each time. */

@@ -106,6 +106,7 @@ describe('hostile requests', () => {
       ['two Host lines, HTTP/1.0', 'GET /healthz HTTP/1.0\r\nHost: a\r\nhost: a', 400, 40002],
       ['a Host that is no host', 'GET /healthz HTTP/1.1\r\nHost: a b', 400, 40002],
       ['a Host with a path', 'GET /healthz HTTP/1.1\r\nHost: a/b', 400, 40002],
+      ['two Authorization lines (Node would keep the first)', 'GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nauthorization: Bearer b', 400, 40002],
       ['Expect: foo', 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo', 417, 41701],
       ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}`, 431, 43101],
       ['many headers adding up to over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x${Array.from({ length: 2000 }, (_, i) => `\r\nX-H${i}: 0123456789`).join('')}`, 431, 43101],

@@ -4,7 +4,7 @@ import { ErrorCode, type TokenVerdict, type TokenVerifier } from '../../../core/
 import { bareErrorAnswer, endResponseWith } from '../errors/bare-error-answer.js';
 import { bearerVerdict } from '../guards/bearer-auth.js';
 import { answerClientError } from './client-error.js';
-import { hostHeaderProblem } from './host-header.js';
+import { headerLinesProblem } from './header-lines.js';
 import { limitPipelining } from './pipeline-limit.js';
 
 export interface NodeServerOptions {
@@ -53,9 +53,9 @@ export function createNodeServer(handle: RequestListener, options: NodeServerOpt
 
   const onRequest: RequestListener = (req, res) => {
     (req.socket as SocketWithLast)[LAST_RESPONSE] = res;
-    const hostProblem = hostHeaderProblem(req);
-    if (hostProblem !== undefined) {
-      endResponseWith(res, bareErrorAnswer(ErrorCode.MalformedBody, hostProblem));
+    const headerProblem = headerLinesProblem(req);
+    if (headerProblem !== undefined) {
+      endResponseWith(res, bareErrorAnswer(ErrorCode.MalformedBody, headerProblem));
       return;
     }
     limited(req, res);

@@ -16,7 +16,7 @@ export interface EventStreamLimits {
 /**
  * Characters a stream writes before it lets the event loop go round: other streams and
  * requests wait at most this much of each stream's writing (500 streams catching up at
- * once: rounds of about 50 ms at 16 KiB, 190 ms at 64 KiB).
+ * once: rounds of 40–70 ms at 16 KiB, 160–190 ms at 64 KiB).
  */
 const TURN_CHARS = 16 * 1024;
 
@@ -29,8 +29,8 @@ const FEED_STREAM_DEFAULTS: EventStreamLimits = { keepAliveMs: 15_000, bufferByt
  * client's last event id without an event, so a client that reconnects before any change
  * still resumes from there), or `feed.reset` when the cursor asked for was not usable.
  * Changes are read from the log only as fast as the client takes them: a client that stops
- * reading holds at most `bufferBytes` (plus one batch) of this process's memory, then
- * `drainTimeoutMs`, then its stream ends.
+ * reading holds at most `bufferBytes` and a turn's TURN_CHARS (plus one batch) of this
+ * process's memory, then `drainTimeoutMs`, then its stream ends.
  */
 export async function writeEventStream(res: ServerResponse, following: Following, stop: AbortController, limits: EventStreamLimits = FEED_STREAM_DEFAULTS): Promise<void> {
   // A client that stopped reading would never take the rest, nor would one whose log read
@@ -53,11 +53,11 @@ export async function writeEventStream(res: ServerResponse, following: Following
       res.uncork();
     };
     // Characters written since the stream last let the event loop go round: past TURN_CHARS
-    // it waits for the next turn, and for the client to take them first when more than
-    // bufferBytes are still not taken. A client catching up from far behind (or not reading, while the kernel's
-    // socket buffers still take megabytes) would otherwise write its whole backlog in one go:
-    // 'drain' after a write the kernel took whole comes before any I/O, and a thousand such
-    // streams held every other request for 13 s.
+    // it waits for the next turn, and first for the client to take them when more than
+    // bufferBytes are still not taken. A client catching up from far behind (or not reading,
+    // while the kernel's socket buffers still take megabytes) would otherwise write its whole
+    // backlog in one go: 'drain' after a write the kernel took whole comes before any I/O,
+    // and a thousand such streams held every other request for 13 s.
     let turnChars = 0;
     for await (const change of following.changes) {
       if (stop.signal.aborted || res.destroyed) break;

@@ -85,20 +85,17 @@ export class WebhookSender implements WebhookTransport {
         finish({ error: `no answer within ${this.options.timeoutMs} ms` });
         req.destroy();
       }, this.options.timeoutMs);
+      // 'close' comes once the answer's body has ended, or the request failed or was cut off.
       req.on('close', () => clearTimeout(timer));
       req.on('response', (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;
         // The body is not read for anything; draining it lets the connection be reused.
         response.resume();
-        response.on('end', () => clearTimeout(timer));
         const location = response.headers.location;
         finish(status >= 300 && status < 400 ? { status, error: `redirect${location ? ` to ${location}` : ''} not followed` } : { status });
         response.on('error', () => {});
       });
-      req.on('error', (error) => {
-        clearTimeout(timer);
-        finish({ error: error.message });
-      });
+      req.on('error', (error) => finish({ error: error.message }));
       req.end(body);
     });
   }

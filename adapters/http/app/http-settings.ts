@@ -60,8 +60,8 @@ export const HTTP_DEFAULTS = {
   corsOrigins: [],
   docs: true,
   metrics: false,
-  // A stream catching up while its client does not read holds its read batch and at most
-  // twice its buffer (event-stream.ts): a few hundred KB; 500 such streams took 300 MB.
+  // A stream catching up while its client does not read holds its read batch and its
+  // buffers (event-stream.ts): about 0.5 MB of RSS each, measured (docs/change-feed.md).
   feedStreams: 500,
   feedStreamsPerToken: 100,
 } as const satisfies HttpSettings;

@@ -202,3 +202,32 @@ export async function runLoad(contender: Contender, workload: Workload, ids: IdS
     statusCodes,
   };
 }
+
+/**
+ * Runs of one server taken in turns with others, as one: requests and server CPU summed,
+ * so its figures per second and per CPU-second are the windows' together. Latencies are
+ * the windows' median p50 and worst p99 (autocannon's histograms are not kept to merge).
+ */
+export function combinedRuns(runs: readonly RunResult[]): RunResult {
+  if (runs.length === 1) return runs[0]!;
+  const sum = (field: (run: RunResult) => number) => runs.reduce((total, run) => total + field(run), 0);
+  const requests = sum((r) => r.requests);
+  const seconds = sum((r) => r.seconds);
+  const serverCpuSeconds = sum((r) => r.serverCpuSeconds);
+  const statusCodes: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const p50s = runs.map((r) => r.p50Ms).sort((a, b) => a - b);
+  return {
+    requests,
+    seconds,
+    requestsPerSecond: requests / seconds,
+    serverCpuSeconds,
+    requestsPerCpuSecond: serverCpuSeconds > 0 ? requests / serverCpuSeconds : Number.NaN,
+    loadGeneratorCpu: sum((r) => r.loadGeneratorCpu * r.seconds) / seconds,
+    p50Ms: p50s[Math.floor(p50s.length / 2)]!,
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    statusCodes,
+  };
+}

@@ -19,7 +19,7 @@
  */
 import { join } from 'node:path';
 import { startPlantStore, type Contender, type Memory, type NodeContenderOptions } from './contenders.js';
-import { IdSource, listWorkload, lookupWorkload, ownRangeCreates, workloads, type Workload } from './load.js';
+import { combinedRuns, IdSource, listWorkload, lookupWorkload, ownRangeCreates, workloads, type Workload } from './load.js';
 import { inWorkDirectory, interleave, progress, SEEDED_PLANTS, type SandboxStorage, type Series, type Settings } from './sections.js';
 import { FIRST_WRITE_ID } from './seed-plants.js';
 
@@ -35,6 +35,15 @@ export const SANDBOX_CONTENDERS = {
  * for a median of three to tell 0.95× from 1.0× (docs/benchmarks.md, Sandboxes, "Nine rounds").
  */
 export const SANDBOX_ROUNDS_PER_ROUND = 3;
+
+/**
+ * A round's run of each server is this many seconds at a time, the three servers taking
+ * turns (A B C, B C A, …) until each has had the run's seconds; the round's figure is its
+ * windows together. One run of 10 s a server put the others' 20 s of the machine's drift
+ * between them: rounds of the same code read 0.79–1.20× of each other. In windows of 2 s,
+ * a probe's rounds read 0.98–1.04× (docs/benchmarks.md, Sandboxes, "Windows of 2 s").
+ */
+export const SANDBOX_WINDOW_SECONDS = 2;
 
 /** The many-sandboxes comparison: how many, how big, and which one is asked. */
 export const MANY = { sandboxes: 10_000, plants: 10, asked: 5_000 } as const;
@@ -120,8 +129,12 @@ async function onAgainstOff(settings: Settings, token: string, storageEnv: Stora
     const starts = starters(round);
     try {
       for (let place = 0; place < starts.length; place++) contenders.push(await starts[(place + round - 1) % starts.length]!());
-      const run = (id: 'W1' | 'W2' | 'W3', workload: Workload = workloads[id]) =>
-        interleave(`sandboxes ${id} (servers of round ${round})`, contenders, () => workload, ids, { ...settings, rounds: 1 }, loadOf(settings, token));
+      const windows = Math.max(1, Math.round(settings.seconds / SANDBOX_WINDOW_SECONDS));
+      const windowed = { ...settings, seconds: settings.seconds / windows, rounds: windows };
+      const run = async (id: 'W1' | 'W2' | 'W3', workload: Workload = workloads[id]): Promise<Series[]> => {
+        const series = await interleave(`sandboxes ${id} (servers of round ${round})`, contenders, () => workload, ids, windowed, loadOf(windowed, token));
+        return series.map(({ contender, runs }) => ({ contender, runs: [combinedRuns(runs)] }));
+      };
       // Each connection writes its own plants too (ownRangeCreates), and the off server gets them in as many id ranges.
       const measured = { W1: await run('W1'), W3: await run('W3'), W2: await run('W2', ownRangeCreates()) };
       for (const id of ['W1', 'W2', 'W3'] as const) {
@@ -153,9 +166,17 @@ async function manyAgainstOne(settings: Settings, token: string, storageEnv: Sto
   }
 }
 
+/**
+ * Node flags of every server of the section. V8's memory reducer shrinks the heap of a
+ * process that looks idle 8 s after a full collection; taking turns, each server is idle
+ * while the others run, so now and then one was shrunk in a gap, whichever it was, and ran
+ * its next windows 10–40 % slower on a small young generation. Off in every server alike.
+ */
+const SECTION_NODE_FLAGS = ['--no-memory-reducer'];
+
 /** A sandbox server with its seeding time shown, for the long seeds. */
 async function start(options: NodeContenderOptions): Promise<Contender> {
-  const contender = await startPlantStore(options);
+  const contender = await startPlantStore({ ...options, nodeOptions: [...SECTION_NODE_FLAGS, ...(options.nodeOptions ?? [])] });
   progress(`sandboxes: ${options.name} up (${storageKind(contender)}), seeded in ${contender.preloadSeconds.toFixed(1)} s`);
   return contender;
 }

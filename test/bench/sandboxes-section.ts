@@ -170,7 +170,7 @@ async function manyAgainstOne(settings: Settings, token: string, storageEnv: Sto
  * Node flags of every server of the section. V8's memory reducer shrinks the heap of a
  * process that looks idle 8 s after a full collection; taking turns, each server is idle
  * while the others run, so now and then one was shrunk in a gap, whichever it was, and ran
- * its next windows 10–40 % slower on a small young generation. Off in every server alike.
+ * its next windows 15–37 % slower, scavenging more often. Off in every server alike.
  */
 const SECTION_NODE_FLAGS = ['--no-memory-reducer'];
 

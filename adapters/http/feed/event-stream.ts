@@ -52,12 +52,13 @@ export async function writeEventStream(res: ServerResponse, following: Following
       corked = false;
       res.uncork();
     };
-    // Characters written since the stream last let the event loop go round: past TURN_CHARS
-    // it waits for the next turn, and first for the client to take them when more than
-    // bufferBytes are still not taken. A client catching up from far behind (or not reading,
-    // while the kernel's socket buffers still take megabytes) would otherwise write its whole
-    // backlog in one go: 'drain' after a write the kernel took whole comes before any I/O,
-    // and a thousand such streams held every other request for 13 s.
+    // Characters written since the stream last yielded here (waiting for changes does not
+    // count: a stream following small changes yields once every TURN_CHARS of them). Past
+    // TURN_CHARS it waits for the next turn, and first for the client to take them when
+    // more than bufferBytes are still not taken. A client catching up from far behind (or
+    // not reading, while the kernel's socket buffers still take megabytes) would otherwise
+    // write its whole backlog in one go: 'drain' after a write the kernel took whole comes
+    // before any I/O, and a thousand such streams held every other request for 13 s.
     let turnChars = 0;
     for await (const change of following.changes) {
       if (stop.signal.aborted || res.destroyed) break;

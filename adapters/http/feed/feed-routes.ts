@@ -41,7 +41,7 @@ export function feedRoutes(options: FeedRoutesOptions): Router<AuthState> {
       ctx.set(STREAM_HEADERS);
       return;
     }
-    const holder = (ctx.state as { tokenHolder?: string }).tokenHolder ?? '';
+    const holder = ctx.state.tokenHolder;
     const refused = open.open(holder);
     if (refused !== undefined) throw tooManyRequests(ctx, RETRY_AFTER_SECONDS, refused);
     const stop = new AbortController();

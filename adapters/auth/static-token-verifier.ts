@@ -9,6 +9,10 @@ const SCANNED_TOKENS = 8;
 // The one-shot hash: half the CPU of createHash().update().digest() on every request.
 const digest = (token: string): Buffer => hash('sha256', token, 'buffer');
 
+// A digest's first 6 bytes as a number: the map's key. About 200 ns a request less than the
+// digest in base64 (a 44-character string made, then hashed, on every request).
+const prefixOf = (digest: Buffer): number => digest.readUIntLE(0, 6);
+
 /**
  * Bearer tokens fixed by configuration. Only SHA-256 digests are kept, and digests are
  * compared with timingSafeEqual: equal-length inputs, no early exit, so the time taken
@@ -19,8 +23,11 @@ const digest = (token: string): Buffer => hash('sha256', token, 'buffer');
 export class StaticTokenVerifier implements TokenVerifier {
   private readonly digests: readonly Buffer[];
   private readonly principals: readonly Principal[];
-  /** Digest (base64) → position, where there are too many tokens to compare each per request. */
-  private readonly byDigest: ReadonlyMap<string, number> | undefined;
+  /**
+   * Digest prefix → the positions of the tokens whose digests start so (one, but for a
+   * 48-bit collision), where there are too many tokens to compare each per request.
+   */
+  private readonly byPrefix: ReadonlyMap<number, readonly number[]> | undefined;
 
   /** Throws UnusableTokenError naming the position of the first unusable token (never the token). */
   constructor(tokens: readonly (string | StaticToken)[]) {
@@ -32,7 +39,15 @@ export class StaticTokenVerifier implements TokenVerifier {
       if (problem !== undefined) throw new UnusableTokenError(`token #${index + 1} ${problem}`);
     });
     this.digests = entries.map(({ token }) => digest(token));
-    if (this.digests.length > SCANNED_TOKENS) this.byDigest = new Map(this.digests.map((d, index) => [d.toString('base64'), index]));
+    if (this.digests.length > SCANNED_TOKENS) {
+      const byPrefix = new Map<number, number[]>();
+      this.digests.forEach((d, index) => {
+        const positions = byPrefix.get(prefixOf(d));
+        if (positions === undefined) byPrefix.set(prefixOf(d), [index]);
+        else positions.push(index);
+      });
+      this.byPrefix = byPrefix;
+    }
     this.principals = entries.map(({ scopes, sandbox }, index) => ({
       subject: `token-${index + 1}`,
       scopes: scopes === undefined ? ALL_SCOPES : [...new Set(scopes)],
@@ -43,17 +58,20 @@ export class StaticTokenVerifier implements TokenVerifier {
 
   verify(token: string): TokenVerdict {
     const presented = digest(token);
-    if (this.byDigest === undefined) {
+    if (this.byPrefix === undefined) {
       let holder: Principal | undefined;
       for (let i = 0; i < this.digests.length; i++) {
         if (timingSafeEqual(presented, this.digests[i]!)) holder = this.principals[i];
       }
       return holder ?? 'unknown';
     }
-    // Many tokens (one per sandbox, say): the map finds the one candidate, whose digest is
+    // Many tokens (one per sandbox, say): the map finds the candidates, whose digests are
     // then compared in constant time. The lookup's time depends on the guess's SHA-256 only,
     // which says nothing about any token (matching a digest's first bytes is a preimage search).
-    const index = this.byDigest.get(presented.toString('base64'));
-    return index !== undefined && timingSafeEqual(presented, this.digests[index]!) ? this.principals[index]! : 'unknown';
+    const positions = this.byPrefix.get(prefixOf(presented));
+    if (positions === undefined) return 'unknown';
+    let holder: Principal | undefined;
+    for (const index of positions) if (timingSafeEqual(presented, this.digests[index]!)) holder = this.principals[index];
+    return holder ?? 'unknown';
   }
 }

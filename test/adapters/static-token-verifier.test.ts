@@ -67,4 +67,14 @@ describe('static bearer tokens', () => {
       expect(verifier.verify('')).to.equal('unknown');
     }
   });
+
+  it("with many tokens, two whose digests share the map's 48-bit key are both found (a collision found by search, kept here)", () => {
+    // SHA-256 of each starts 0948662a5624: the map holds both under one key.
+    const colliding = ['collide-0010837768', 'collide-0019989886'];
+    const others = Array.from({ length: 10 }, (_, i) => `other-token-${String(i).padStart(4, '0')}-abcdef`);
+    const verifier = new StaticTokenVerifier([...others, ...colliding].map((token, i) => ({ token, sandbox: `team-${i}` })));
+    expect(verifier.verify(colliding[0]!)).to.deep.include({ subject: 'token-11', sandbox: 'team-10' });
+    expect(verifier.verify(colliding[1]!)).to.deep.include({ subject: 'token-12', sandbox: 'team-11' });
+    expect(verifier.verify('collide-0010837769')).to.equal('unknown');
+  });
 });

@@ -41,14 +41,20 @@ export class MemoryChangeLogs implements ChangeRetention {
   private sequence = 0;
   private readonly logs = new Map<string, SandboxLog>();
 
-  /** Call in the same synchronous step as the change: plant `id` created with `created` (frozen), or deleted. */
-  record(sandbox: string, id: number, created: CreatedFields | undefined): void {
+  /**
+   * What records `sandbox`'s changes: call it in the same synchronous step as the change,
+   * plant `id` created with `created` (frozen), or deleted. Its log is found here, once, not
+   * on every change (a sandbox's log is kept for the storage's life: see drop).
+   */
+  recorderOf(sandbox: string): (id: number, created: CreatedFields | undefined) => void {
     const log = this.logOf(sandbox);
-    log.sequences.push(++this.sequence);
-    log.ats.push(Date.now());
-    log.ids.push(id);
-    log.created.push(created);
-    if (log.waiting !== undefined) for (const wake of log.waiting) wake();
+    return (id, created) => {
+      log.sequences.push(++this.sequence);
+      log.ats.push(Date.now());
+      log.ids.push(id);
+      log.created.push(created);
+      if (log.waiting !== undefined) for (const wake of log.waiting) wake();
+    };
   }
 
   /** Forgets a sandbox that is gone (purged): its followers' cursors now reset. */

@@ -15,16 +15,16 @@ import {
   type PendingDelivery,
 } from '../../../core/index.js';
 
+/** A plant's key in the outbox: its id in the default sandbox, `<sandbox>/<id>` in another. */
+type PlantKey = number | string;
+
+const plantKey = (plantId: number, sandbox: string | undefined): PlantKey => (sandbox === undefined ? plantId : `${sandbox}/${plantId}`);
+
 /**
  * The outbox of the memory storage: one record per plant with deliveries, written in the
  * same synchronous step as the plant (see MemoryPlantRepository). It lives and dies with
  * the process: pending deliveries are lost when it exits.
  */
-/** A plant's key in the outbox: its id in the default sandbox, `<sandbox>/<id>` in another. */
-export type PlantKey = number | string;
-
-export const plantKey = (plantId: number, sandbox: string | undefined): PlantKey => (sandbox === undefined ? plantId : `${sandbox}/${plantId}`);
-
 export class MemoryDeliveryOutbox implements DeliveryOutbox {
   private readonly records = new Map<PlantKey, OutboxRecord>();
   /**
@@ -36,8 +36,10 @@ export class MemoryDeliveryOutbox implements DeliveryOutbox {
   private readonly gone = new Set<string>();
 
   /** Appends a change's deliveries; synchronous, so it is one step with the change. */
-  record(key: PlantKey, deliveries: readonly PendingDelivery[]): void {
+  record(plantId: number, sandbox: string | undefined, deliveries: readonly PendingDelivery[]): void {
+    // Most changes have none: the key (a string in a named sandbox) is made only for those that do.
     if (deliveries.length === 0) return;
+    const key = plantKey(plantId, sandbox);
     this.put(key, withDeliveries(this.records.get(key), deliveries));
   }
 

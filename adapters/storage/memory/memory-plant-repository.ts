@@ -1,7 +1,7 @@
 import sortedBtree from 'sorted-btree';
 import { checkedSandboxName, DEFAULT_SANDBOX, sandboxFull, type AddLimits, type ChangeLog, type PageRequest, type PendingDelivery, type Plant, type PlantRepository } from '../../../core/index.js';
 import { MemoryChangeLogs } from './memory-change-log.js';
-import { MemoryDeliveryOutbox, plantKey } from './memory-delivery-outbox.js';
+import { MemoryDeliveryOutbox } from './memory-delivery-outbox.js';
 import { MemorySandboxRegistry } from './memory-sandbox-registry.js';
 
 // sorted-btree is CommonJS with its class on `default`.
@@ -55,6 +55,8 @@ export class MemoryPlantRepository implements PlantRepository {
   readonly changes: ChangeLog;
   /** Retention of every sandbox's changes. */
   readonly changeRetention: MemoryChangeLogs;
+  /** Records this sandbox's changes in its log. */
+  private readonly recordChange: (id: number, created: StoredPlant | undefined) => void;
   private readonly shared: SharedStorage;
   /** This repository's sandbox; undefined for the default one. */
   private readonly sandboxName: string | undefined;
@@ -67,6 +69,7 @@ export class MemoryPlantRepository implements PlantRepository {
     this.sandboxName = within?.name;
     this.changeRetention = this.shared.changeLogs;
     this.changes = this.changeRetention.of(this.sandboxName ?? DEFAULT_SANDBOX);
+    this.recordChange = this.changeRetention.recorderOf(this.sandboxName ?? DEFAULT_SANDBOX);
     if (within === undefined) this.shared.sandboxes.set(DEFAULT_SANDBOX, this);
   }
 
@@ -99,8 +102,8 @@ export class MemoryPlantRepository implements PlantRepository {
     if (limits?.maxPlants !== undefined && this.byId.size >= limits.maxPlants && !this.byId.has(plant.id)) throw sandboxFull(limits.maxPlants);
     const stored = this.insert(plant);
     if (stored === undefined) return false;
-    this.outbox.record(plantKey(plant.id, this.sandboxName), deliveries);
-    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, plant.id, stored);
+    this.outbox.record(plant.id, this.sandboxName, deliveries);
+    this.recordChange(plant.id, stored);
     return true;
   }
 
@@ -124,8 +127,8 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async remove(id: number, deliveries: readonly PendingDelivery[] = []): Promise<boolean> {
     if (!this.delete(id)) return false;
-    this.outbox.record(plantKey(id, this.sandboxName), deliveries);
-    this.changeRetention.record(this.sandboxName ?? DEFAULT_SANDBOX, id, undefined);
+    this.outbox.record(id, this.sandboxName, deliveries);
+    this.recordChange(id, undefined);
     return true;
   }
 

@@ -42,8 +42,9 @@ export class StaticTokenVerifier implements TokenVerifier {
     if (this.digests.length > SCANNED_TOKENS) {
       const byPrefix = new Map<number, number[]>();
       this.digests.forEach((d, index) => {
-        const positions = byPrefix.get(prefixOf(d));
-        if (positions === undefined) byPrefix.set(prefixOf(d), [index]);
+        const prefix = prefixOf(d);
+        const positions = byPrefix.get(prefix);
+        if (positions === undefined) byPrefix.set(prefix, [index]);
         else positions.push(index);
       });
       this.byPrefix = byPrefix;

@@ -14,9 +14,10 @@ const held = (logs: MemoryChangeLogs, sandbox: string): number => {
 describe('memory storage: the change log lets go of what retention forgets', () => {
   it('a small sandbox whose every change is pruned holds none of them; a large one is compacted; both go on', async () => {
     const logs = new MemoryChangeLogs();
+    const [small, large] = [logs.recorderOf('small'), logs.recorderOf('large')];
     const before = await logs.of('small').open(undefined);
-    for (let id = 1; id <= 10; id++) logs.recorderOf('small')(id, Object.freeze({ name: `p${id}` }));
-    for (let id = 1; id <= 200; id++) logs.recorderOf('large')(id, Object.freeze({ name: `p${id}` }));
+    for (let id = 1; id <= 10; id++) small(id, Object.freeze({ name: `p${id}` }));
+    for (let id = 1; id <= 200; id++) large(id, Object.freeze({ name: `p${id}` }));
     expect([held(logs, 'small'), held(logs, 'large')]).to.deep.equal([10, 200]);
     expect(await logs.pruneBefore(Date.now() + 1, 1_000)).to.equal(210);
     expect([held(logs, 'small'), held(logs, 'large')], 'entries still held after all were pruned').to.deep.equal([0, 0]);
@@ -24,7 +25,7 @@ describe('memory storage: the change log lets go of what retention forgets', () 
     expect((await logs.of('small').open(before.reader.position)).reset, 'a cursor from before the pruned changes').to.equal(true);
     // A follower from now on gets the next change, after the emptied log.
     const now = await logs.of('small').open(undefined);
-    logs.recorderOf('small')(11, Object.freeze({ name: 'p11' }));
+    small(11, Object.freeze({ name: 'p11' }));
     expect((await now.reader.next(10)).map((change) => change.event.data.id)).to.deep.equal([11]);
     expect(held(logs, 'small')).to.equal(1);
   });
@@ -32,9 +33,10 @@ describe('memory storage: the change log lets go of what retention forgets', () 
   it('a change is read back as the event it was: created with its fields (a tag only when it has one), deleted with its id; the default sandbox\'s without a sandbox', async () => {
     const logs = new MemoryChangeLogs();
     const [named, plain] = [await logs.of('garden').open(undefined), await logs.of('default').open(undefined)];
-    logs.recorderOf('garden')(1, Object.freeze({ name: 'fern', tag: 'shade' }));
-    logs.recorderOf('garden')(2, Object.freeze({ name: 'moss' }));
-    logs.recorderOf('garden')(1, undefined);
+    const garden = logs.recorderOf('garden');
+    garden(1, Object.freeze({ name: 'fern', tag: 'shade' }));
+    garden(2, Object.freeze({ name: 'moss' }));
+    garden(1, undefined);
     logs.recorderOf('default')(3, Object.freeze({ name: 'ivy' }));
     expect((await named.reader.next(10)).map((change) => change.event)).to.deep.equal([
       { type: 'plant.created', data: { id: 1, name: 'fern', tag: 'shade' }, sandbox: 'garden' },

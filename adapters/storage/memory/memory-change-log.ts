@@ -57,7 +57,7 @@ export class MemoryChangeLogs implements ChangeRetention {
     };
   }
 
-  /** Forgets a sandbox that is gone (purged): its followers' cursors now reset. */
+  /** Forgets a sandbox's changes when it is gone (purged): its followers' cursors now reset. Its log stays, emptied, for its recorder. */
   drop(sandbox: string): void {
     const log = this.logs.get(sandbox);
     if (log === undefined) return;

@@ -1,15 +1,21 @@
 import { expect } from 'chai';
 import { MemoryChangeLogs } from '../../adapters/storage/memory/memory-change-log.js';
 
-type Columns = Record<'sequences' | 'ats' | 'ids' | 'created', unknown[]>;
-/** What a sandbox's log holds in memory, retained or not, in every column (white-box: the count retention must bring down). */
-const held = (logs: MemoryChangeLogs, sandbox: string): number => {
-  const log = (logs as unknown as { logs: Map<string, Columns> }).logs.get(sandbox);
-  if (log === undefined) return 0;
-  const lengths = new Set([log.sequences.length, log.ats.length, log.ids.length, log.created.length]);
-  expect(lengths.size, 'columns of one length').to.equal(1);
-  return log.sequences.length;
+interface Internals {
+  logs: Map<string, { sequences: number[]; start: number }>;
+  ats: unknown[];
+  ids: unknown[];
+  created: unknown[];
+}
+const internals = (logs: MemoryChangeLogs): Internals => logs as unknown as Internals;
+/** The changes the storage-wide columns hold in memory, retained or not (white-box: the count retention must bring down). */
+const stored = (logs: MemoryChangeLogs): number => {
+  const { ats, ids, created } = internals(logs);
+  expect(new Set([ats.length, ids.length, created.length]).size, 'columns of one length').to.equal(1);
+  return ats.length;
 };
+/** The change numbers a sandbox's log holds in memory, retained or not. */
+const held = (logs: MemoryChangeLogs, sandbox: string): number => internals(logs).logs.get(sandbox)?.sequences.length ?? 0;
 
 describe('memory storage: the change log lets go of what retention forgets', () => {
   it('a small sandbox whose every change is pruned holds none of them; a large one is compacted; both go on', async () => {
@@ -18,16 +24,16 @@ describe('memory storage: the change log lets go of what retention forgets', () 
     const before = await logs.of('small').open(undefined);
     for (let id = 1; id <= 10; id++) small(id, Object.freeze({ name: `p${id}` }));
     for (let id = 1; id <= 200; id++) large(id, Object.freeze({ name: `p${id}` }));
-    expect([held(logs, 'small'), held(logs, 'large')]).to.deep.equal([10, 200]);
+    expect([held(logs, 'small'), held(logs, 'large'), stored(logs)]).to.deep.equal([10, 200, 210]);
     expect(await logs.pruneBefore(Date.now() + 1, 1_000)).to.equal(210);
-    expect([held(logs, 'small'), held(logs, 'large')], 'entries still held after all were pruned').to.deep.equal([0, 0]);
+    expect([held(logs, 'small'), held(logs, 'large'), stored(logs)], 'entries still held after all were pruned').to.deep.equal([0, 0, 0]);
     // A cursor from before the pruned changes is told it missed them.
     expect((await logs.of('small').open(before.reader.position)).reset, 'a cursor from before the pruned changes').to.equal(true);
     // A follower from now on gets the next change, after the emptied log.
     const now = await logs.of('small').open(undefined);
     small(11, Object.freeze({ name: 'p11' }));
     expect((await now.reader.next(10)).map((change) => change.event.data.id)).to.deep.equal([11]);
-    expect(held(logs, 'small')).to.equal(1);
+    expect([held(logs, 'small'), stored(logs)]).to.deep.equal([1, 1]);
   });
 
   it('a change is read back as the event it was: created with its fields (a tag only when it has one), deleted with its id; the default sandbox\'s without a sandbox', async () => {
@@ -52,10 +58,38 @@ describe('memory storage: the change log lets go of what retention forgets', () 
     const logs = new MemoryChangeLogs();
     const record = logs.recorderOf('garden');
     record(1, Object.freeze({ name: 'fern' }));
+    logs.recorderOf('other')(1, Object.freeze({ name: 'ivy' }));
     logs.drop('garden');
+    // The dropped change's plant is let go at once; the other sandbox's is kept.
+    expect(internals(logs).created).to.deep.equal([undefined, { name: 'ivy' }]);
     const follower = await logs.of('garden').open(undefined);
     record(2, Object.freeze({ name: 'moss' }));
     expect((await follower.reader.next(10)).map((change) => change.event.data.id)).to.deep.equal([2]);
     expect(held(logs, 'garden')).to.equal(1);
+  });
+
+  it('pruning in bounded batches over interleaved sandboxes: each forgets only its own pruned changes', async () => {
+    const logs = new MemoryChangeLogs();
+    const [a, b] = [logs.recorderOf('a'), logs.recorderOf('b')];
+    const [fromStartA, fromStartB] = [(await logs.of('a').open(undefined)).reader.position, (await logs.of('b').open(undefined)).reader.position];
+    a(1, Object.freeze({ name: 'a1' }));
+    b(2, Object.freeze({ name: 'b2' }));
+    a(3, Object.freeze({ name: 'a3' }));
+    b(4, Object.freeze({ name: 'b4' }));
+    a(5, Object.freeze({ name: 'a5' }));
+    const [afterA1, afterA3] = (await (await logs.of('a').open(fromStartA)).reader.next(10)).map((change) => change.cursor);
+    const idsAfter = async (sandbox: string, cursor: string) => {
+      const { reader, reset } = await logs.of(sandbox).open(cursor);
+      return { reset, ids: (await reader.next(10)).map((change) => change.event.data.id) };
+    };
+    expect(await logs.pruneBefore(Date.now() + 1, 2), 'the first two changes, one of each').to.equal(2);
+    expect(await idsAfter('a', afterA1!)).to.deep.equal({ reset: false, ids: [3, 5] });
+    expect((await idsAfter('a', fromStartA)).reset, "a cursor from before a's pruned change").to.equal(true);
+    expect((await idsAfter('b', fromStartB)).reset, "a cursor from before b's pruned change").to.equal(true);
+    expect(await logs.pruneBefore(Date.now() + 1, 2)).to.equal(2);
+    expect((await idsAfter('a', afterA1!)).reset, 'a3 is pruned now').to.equal(true);
+    expect(await idsAfter('a', afterA3!)).to.deep.equal({ reset: false, ids: [5] });
+    expect(await logs.pruneBefore(Date.now() + 1, 2)).to.equal(1);
+    expect([held(logs, 'a'), held(logs, 'b'), stored(logs)]).to.deep.equal([0, 0, 0]);
   });
 });

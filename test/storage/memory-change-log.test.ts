@@ -18,7 +18,7 @@ const stored = (logs: MemoryChangeLogs): number => {
 const held = (logs: MemoryChangeLogs, sandbox: string): number => internals(logs).logs.get(sandbox)?.sequences.length ?? 0;
 
 describe('memory storage: the change log lets go of what retention forgets', () => {
-  it('a small sandbox whose every change is pruned holds none of them; a large one is compacted; both go on', async () => {
+  it('a small sandbox whose every change is pruned holds none of them, nor does a large one; both go on', async () => {
     const logs = new MemoryChangeLogs();
     const [small, large] = [logs.recorderOf('small'), logs.recorderOf('large')];
     const before = await logs.of('small').open(undefined);
@@ -83,6 +83,7 @@ describe('memory storage: the change log lets go of what retention forgets', () 
       return { reset, ids: (await reader.next(10)).map((change) => change.event.data.id) };
     };
     expect(await logs.pruneBefore(Date.now() + 1, 2), 'the first two changes, one of each').to.equal(2);
+    expect(internals(logs).created.slice(0, 3), 'the pruned plants let go before the columns are compacted').to.deep.equal([undefined, undefined, { name: 'a3' }]);
     expect(await idsAfter('a', afterA1!)).to.deep.equal({ reset: false, ids: [3, 5] });
     expect((await idsAfter('a', fromStartA)).reset, "a cursor from before a's pruned change").to.equal(true);
     expect((await idsAfter('b', fromStartB)).reset, "a cursor from before b's pruned change").to.equal(true);
@@ -91,5 +92,28 @@ describe('memory storage: the change log lets go of what retention forgets', () 
     expect(await idsAfter('a', afterA3!)).to.deep.equal({ reset: false, ids: [5] });
     expect(await logs.pruneBefore(Date.now() + 1, 2)).to.equal(1);
     expect([held(logs, 'a'), held(logs, 'b'), stored(logs)]).to.deep.equal([0, 0, 0]);
+  });
+
+  it('after pruning in part (the columns compacted) and a drop, the sandbox left reads its own events, names and tags, from its cursor', async () => {
+    const logs = new MemoryChangeLogs();
+    const [a, b] = [logs.recorderOf('a'), logs.recorderOf('b')];
+    const [fromStartA, fromStartB] = [(await logs.of('a').open(undefined)).reader.position, (await logs.of('b').open(undefined)).reader.position];
+    for (let id = 1; id <= 200; id++) {
+      if (id % 2 === 1) a(id, Object.freeze({ name: `p${id}` }));
+      else b(id, Object.freeze({ name: `p${id}`, tag: `t${id % 3}` }));
+    }
+    const ofB = await (await logs.of('b').open(fromStartB)).reader.next(1_000);
+    expect(ofB.map((change) => change.event.data.id)).to.deep.equal(Array.from({ length: 100 }, (_, i) => 2 * i + 2));
+    const at150 = ofB[74]!.cursor;
+    expect(await logs.pruneBefore(Date.now() + 1, 150)).to.equal(150);
+    expect(stored(logs), 'compacted once more than half was pruned').to.equal(50);
+    logs.drop('a');
+    expect(internals(logs).created.filter((created) => created !== undefined), "only b's plants are held").to.have.length(25);
+    const { reader, reset } = await logs.of('b').open(at150);
+    expect(reset).to.equal(false);
+    expect((await reader.next(1_000)).map((change) => change.event)).to.deep.equal(
+      Array.from({ length: 25 }, (_, i) => 152 + 2 * i).map((id) => ({ type: 'plant.created', data: { id, name: `p${id}`, tag: `t${id % 3}` }, sandbox: 'b' })),
+    );
+    expect((await logs.of('a').open(fromStartA)).reset, "a's cursor after its drop").to.equal(true);
   });
 });

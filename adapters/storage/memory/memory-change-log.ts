@@ -36,10 +36,10 @@ class SandboxLog {
  * A sandbox's log holds only its changes' numbers. So a change is three numbers and a
  * reference, as when each sandbox kept all four columns (as an object with its event and the
  * event's data a change took about 120 more bytes: 298 MB of heap after a million creates,
- * 178 in columns), and a create writes the ends of
- * three storage-wide arrays and one of its sandbox's. With four columns in every sandbox's
- * log, 50 busy sandboxes cost W2 about 3 % more server CPU a create (measured side by side),
- * and no more instructions. Events are made when read.
+ * 178 in columns), and a create writes the ends of three storage-wide arrays and one of its
+ * sandbox's. With four columns in every sandbox's log, 50 busy sandboxes cost W2 about 3 %
+ * more server CPU a create (measured side by side), and no more instructions. Events are
+ * made when read.
  */
 export class MemoryChangeLogs implements ChangeRetention {
   private readonly cursors = new SequenceCursors(randomBytes(4).toString('hex'), newCursorKey());
@@ -98,15 +98,12 @@ export class MemoryChangeLogs implements ChangeRetention {
       const before = log.start;
       while (log.start < log.sequences.length && log.sequences[log.start]! < firstRetained) log.start++;
       if (log.start > before) log.prunedThrough = log.sequences[log.start - 1]!;
-      // Compacted once half is dead: amortised O(1) a change, and memory stays bounded. A log
-      // wholly pruned lets go of its numbers at once, however few (a small sandbox's would
-      // otherwise be kept until it next grew past 64).
-      if ((log.start > 0 && log.start === log.sequences.length) || (log.start > 64 && log.start * 2 > log.sequences.length)) {
+      if (worthCompacting(log.start, log.sequences.length)) {
         log.sequences = log.sequences.slice(log.start);
         log.start = 0;
       }
     }
-    if (this.start === this.ats.length || (this.start > 64 && this.start * 2 > this.ats.length)) {
+    if (worthCompacting(this.start, this.ats.length)) {
       this.ats = this.ats.slice(this.start);
       this.ids = this.ids.slice(this.start);
       this.created = this.created.slice(this.start);
@@ -168,6 +165,15 @@ export class MemoryChangeLogs implements ChangeRetention {
     if (log === undefined) this.logs.set(sandbox, (log = new SandboxLog()));
     return log;
   }
+}
+
+/**
+ * Whether an array whose first `start` of `length` entries are pruned is copied without them:
+ * once half is dead, so a change costs amortised O(1) and memory stays bounded, or once all
+ * are, however few (a small sandbox's would otherwise be kept until it next grew past 64).
+ */
+function worthCompacting(start: number, length: number): boolean {
+  return (start > 0 && start === length) || (start > 64 && start * 2 > length);
 }
 
 /** Index of the first retained change after sequence `after`: a binary search. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MemoryChangeLogs } from '../../adapters/storage/memory/memory-change-log.js';
 
 interface Internals {
-  logs: Map<string, { sequences: number[]; start: number }>;
+  logs: Map<string, { sequences: number[] }>;
   ats: unknown[];
   ids: unknown[];
   created: unknown[];
